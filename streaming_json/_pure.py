@@ -1,0 +1,728 @@
+"""The pure-Python backend: the same state machine as the compiled core, used where no compiler was available.
+
+The parser reads each character once. It keeps the open containers (the "open path") as working objects on a stack
+of frames and never returns them: a snapshot copies the open path and shares every completed container and string.
+Strings and words (numbers and literals) are scanned in runs with regular expressions so that the per-character work
+stays in C where the interpreter allows it.
+
+Reading rules (the spec's lenient reading, in one place):
+
+- A value in a valid position is reported and shown; a value in an invalid position (a non-string where an object
+  key belongs, anything inside such a value) is read and dropped.
+- A string where an object key belongs is the key; the member appears when its value starts. Missing commas and
+  colons are tolerated; extra commas are skipped.
+- Any closer closes the innermost open container. Closers outside every container are ignored, as is all text after
+  the root value.
+- A word is a run of characters up to whitespace or one of ``, : [ ] { } "``. It is a number when it starts with a
+  digit or ``-`` and is valid JSON when it ends; ``true``, ``false`` and ``null`` are literals; anything else is
+  dropped. While a word is unterminated it shows its value as the spec says.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import Any, Optional, Union
+
+from ._repair import parse_tool_call_arguments
+from ._types import (
+    CREDIT_PER_APPEND,
+    CREDIT_PER_CHAR,
+    FREE_COPY_COST,
+    MISSING,
+    PENDING_NUMBER_DISPLAY_LIMIT,
+    REPORT_DEPTH_LIMIT,
+    STRING_CHARS_PER_COST,
+    ToolCallReplace,
+    ToolCallResult,
+)
+
+__all__ = ["StreamingJsonParser", "ToolCallArgumentsStream", "JsonChange", "SetChange", "AppendChange"]
+
+Path = tuple[Union[str, int], ...]
+
+
+# --- Change objects -----------------------------------------------------------------------------------------------
+
+
+class JsonChange:
+    """One change that a piece of text made to the value: a :class:`SetChange` or an :class:`AppendChange`."""
+
+    __slots__ = ("path",)
+    kind: str
+    path: Path
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"{type(self).__name__} is immutable")
+
+    def _fields(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, JsonChange):
+            return NotImplemented
+        return self.kind == other.kind and self._fields() == other._fields()
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((self.kind,) + self._fields())
+
+    def __reduce__(self) -> Any:
+        return (type(self), self._fields())
+
+
+class SetChange(JsonChange):
+    """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
+
+    __slots__ = ("value",)
+    kind = "set"
+    value: Any
+
+    def __init__(self, path: Path, value: Any) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "value", value)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.path, self.value)
+
+    def __repr__(self) -> str:
+        return f"SetChange(path={self.path!r}, value={self.value!r})"
+
+
+class AppendChange(JsonChange):
+    """``kind == "append"``: the open string at ``path`` grew by ``text``."""
+
+    __slots__ = ("text",)
+    kind = "append"
+    text: str
+
+    def __init__(self, path: Path, text: str) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "text", text)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.path, self.text)
+
+    def __repr__(self) -> str:
+        return f"AppendChange(path={self.path!r}, text={self.text!r})"
+
+
+# --- Lexical classes ----------------------------------------------------------------------------------------------
+
+_WHITESPACE_RUN = re.compile(r"[ \t\n\r]*")
+_STRING_RUN = re.compile(r'[^"\\]*')
+_WORD_RUN = re.compile(r'[^ \t\n\r,:\[\]{}"]*')
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+# An unterminated number whose exponent has no digits yet shows the value before the exponent.
+_NUMBER_BEFORE_BARE_EXPONENT = re.compile(r"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?)[eE][+-]?")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+_LITERALS = {"true": True, "false": False, "null": None}
+_LITERAL_MAX_LENGTH = 5
+
+# Modes: what the next character belongs to.
+_STRUCTURE, _STRING, _WORD, _DONE = range(4)
+# Phases of an open container.
+_EXPECT_KEY, _AFTER_KEY, _EXPECT_VALUE, _AFTER_VALUE = range(4)
+# What an open string or word is: a key, a value shown in place, or text read and dropped.
+_KEY, _VALUE, _DROPPED = range(3)
+# Word kinds, decided by the first character.
+_NUMBER_WORD, _LITERAL_WORD, _UNKNOWN_WORD = range(3)
+
+_NOTHING: Any = object()  # "no value" inside the parser; MISSING is only what snapshot() returns
+
+
+def _number_value(text: str) -> Any:
+    if "." in text or "e" in text or "E" in text:
+        return float(text)
+    try:
+        return int(text)
+    except ValueError:  # more digits than int() accepts: read it as json.loads would read a huge float
+        return float(text)
+
+
+def _finished_word_value(kind: int, text: str) -> Any:
+    if kind == _NUMBER_WORD:
+        return _number_value(text) if _NUMBER.fullmatch(text) else _NOTHING
+    if kind == _LITERAL_WORD:
+        return _LITERALS.get(text, _NOTHING)
+    return _NOTHING
+
+
+def _pending_word_value(kind: int, text: str) -> Any:
+    if kind == _NUMBER_WORD:
+        if _NUMBER.fullmatch(text):
+            return _number_value(text)
+        bare_exponent = _NUMBER_BEFORE_BARE_EXPONENT.fullmatch(text)
+        return _number_value(bare_exponent.group(1)) if bare_exponent else _NOTHING
+    if kind == _LITERAL_WORD:
+        for word, value in _LITERALS.items():
+            if word.startswith(text):
+                return value
+    return _NOTHING
+
+
+class _Frame:
+    """One open container: the working object (never returned), where the next value goes, and its path."""
+
+    __slots__ = ("container", "is_object", "phase", "key", "path", "reported")
+
+    def __init__(self, container: Any, is_object: bool, path: Optional[Path]) -> None:
+        self.container = container
+        self.is_object = is_object
+        self.phase = _EXPECT_KEY if is_object else _EXPECT_VALUE
+        self.key: str = ""
+        # ``path`` is None below the reporting depth; ``reported`` says whether the container's own children are
+        # reported one by one (a container at the limit is reported whole when it closes).
+        self.path = path
+        self.reported = path is not None and len(path) < REPORT_DEPTH_LIMIT
+
+    def child_path(self, slot: Union[str, int]) -> Optional[Path]:
+        return self.path + (slot,) if self.reported else None  # type: ignore[operator]
+
+
+def _push_merged(chunks: list[str], chunk: str) -> None:
+    """Append ``chunk``, merging equal-sized tails (a binary counter), so that a string read in n pieces is held in
+    O(log n) chunks and each character is copied O(log n) times."""
+    chunks.append(chunk)
+    while len(chunks) > 1 and len(chunks[-2]) <= len(chunks[-1]):
+        last = chunks.pop()
+        chunks[-1] += last
+
+
+class StreamingJsonParser:
+    """Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
+
+    ``append()`` returns the changes the piece made; ``snapshot()`` returns an immutable value that shares completed
+    parts with earlier snapshots. Neither ever raises on any text. See the module documentation for the rules.
+    """
+
+    __slots__ = (
+        "_frames",
+        "_root_done",
+        "_root_value",
+        "_mode",
+        "_dropped_depth",
+        "_string_role",
+        "_string_path",
+        "_string_reported",
+        "_string_chunks",
+        "_string_length",
+        "_piece_chunks",
+        "_escape",
+        "_high_surrogate",
+        "_word_role",
+        "_word_kind",
+        "_word_chunks",
+        "_word_length",
+        "_changes",
+        "_open_members",
+        "_credit",
+        "_dirty",
+        "_last_snapshot",
+        "_input_is_bytes",
+        "_decoder",
+    )
+
+    def __init__(self) -> None:
+        self._frames: list[_Frame] = []
+        self._root_done = False
+        self._root_value: Any = _NOTHING
+        self._mode = _STRUCTURE
+        self._dropped_depth = 0  # open containers inside a dropped value
+        # The open string: decoded text of earlier pieces (merged chunks) and of this piece, and a held escape.
+        self._string_role = _VALUE
+        self._string_path: Optional[Path] = None
+        self._string_reported = False
+        self._string_chunks: list[str] = []
+        self._string_length = 0
+        self._piece_chunks: list[str] = []
+        self._escape = ""  # an unterminated escape: "\\", "\\u", "\\u1", ...
+        self._high_surrogate = ""  # a high-surrogate escape waiting to see whether a low one follows
+        # The open word (number or literal).
+        self._word_role = _VALUE
+        self._word_kind = _UNKNOWN_WORD
+        self._word_chunks: list[str] = []
+        self._word_length = 0
+        self._changes: list[JsonChange] = []
+        self._open_members = 0  # members and elements held by open containers: the copy cost of the open path
+        self._credit = 0
+        self._dirty = False
+        self._last_snapshot: Any = MISSING
+        self._input_is_bytes: Optional[bool] = None
+        self._decoder: Any = None
+
+    # --- Public API ---------------------------------------------------------------------------------------------
+
+    def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[JsonChange]:
+        """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
+        text = self._decode(text)
+        self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * len(text)
+        changes: list[JsonChange] = []
+        self._changes = changes
+        self._read(text)
+        if self._mode == _STRING:
+            self._flush_string_piece()
+        return changes
+
+    def snapshot(self) -> Any:
+        """The value of the text read so far (``MISSING`` before a value starts); never changes once returned."""
+        if not self._dirty:
+            return self._last_snapshot
+        cost = self._open_members + len(self._frames) + self._string_length // STRING_CHARS_PER_COST
+        if cost > FREE_COPY_COST:
+            if cost > self._credit:
+                return self._last_snapshot  # not paid for yet: the preview lags until enough text arrives
+            self._credit -= cost
+        self._dirty = False
+        self._last_snapshot = self._build_snapshot()
+        return self._last_snapshot
+
+    # --- Input --------------------------------------------------------------------------------------------------
+
+    def _decode(self, text: Any) -> str:
+        if type(text) is str:
+            if self._input_is_bytes:
+                raise TypeError("this parser reads bytes; append() got str")
+            self._input_is_bytes = False
+            return text
+        if isinstance(text, (bytes, bytearray, memoryview)):
+            if self._input_is_bytes is False:
+                raise TypeError(f"this parser reads str; append() got {type(text).__name__}")
+            if self._decoder is None:
+                self._input_is_bytes = True
+                self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            decoded: str = self._decoder.decode(text)
+            return decoded
+        if isinstance(text, str):  # a str subclass reads as its text
+            return self._decode(str(text))
+        raise TypeError(f"append() takes str or bytes-like UTF-8, not {type(text).__name__}")
+
+    def _read(self, text: str) -> None:
+        position = 0
+        length = len(text)
+        while position < length:
+            mode = self._mode
+            if mode == _STRUCTURE:
+                position = _WHITESPACE_RUN.match(text, position).end()  # type: ignore[union-attr]
+                if position < length:
+                    position = self._read_structure(text, position)
+            elif mode == _STRING:
+                position = self._read_string(text, position, length)
+            elif mode == _WORD:
+                position = self._read_word(text, position, length)
+            else:
+                return  # after the root value: ignored
+
+    # --- Structure ----------------------------------------------------------------------------------------------
+
+    def _read_structure(self, text: str, position: int) -> int:
+        char = text[position]
+        if char == '"':
+            self._begin_string()
+        elif char == "{" or char == "[":
+            self._begin_container(char == "{")
+        elif char == "}" or char == "]":
+            self._close_container()
+        elif char == ",":
+            self._read_comma()
+        elif char == ":":
+            self._read_colon()
+        else:
+            self._begin_word(char)
+            return position  # the word reads its first character itself
+        return position + 1
+
+    def _value_goes_in(self) -> Optional[_Frame]:
+        """The frame a value starting here belongs to; None at the root; raises LookupError if it is dropped."""
+        if self._dropped_depth:
+            raise LookupError
+        if not self._frames:
+            return None
+        top = self._frames[-1]
+        if top.is_object and (top.phase == _EXPECT_KEY or top.phase == _AFTER_VALUE):
+            raise LookupError
+        return top
+
+    def _place(self, frame: Optional[_Frame], value: Any) -> Optional[Path]:
+        """Put a started value into its slot; return its path, or None where it is not reported."""
+        if frame is None:
+            self._root_value = value
+            return ()
+        container = frame.container
+        if frame.is_object:
+            size = len(container)
+            container[frame.key] = value  # a repeated key keeps its place
+            self._open_members += len(container) - size
+            return frame.child_path(frame.key)
+        container.append(value)
+        self._open_members += 1
+        return frame.child_path(len(container) - 1)
+
+    def _value_finished(self, frame: Optional[_Frame]) -> None:
+        if frame is None:
+            self._root_done = True
+            self._mode = _DONE
+        else:
+            frame.phase = _AFTER_VALUE
+
+    def _begin_container(self, is_object: bool) -> None:
+        try:
+            parent = self._value_goes_in()
+        except LookupError:
+            self._dropped_depth += 1
+            return
+        container: Any = {} if is_object else []
+        path = self._place(parent, container)
+        frame = _Frame(container, is_object, path)
+        if path is not None:
+            self._changes.append(SetChange(path, {} if is_object else []))  # type: ignore[arg-type]
+        self._frames.append(frame)
+        self._dirty = True
+
+    def _close_container(self) -> None:
+        if self._dropped_depth:
+            self._dropped_depth -= 1
+            if not self._dropped_depth:
+                self._frames[-1].phase = _AFTER_VALUE
+            return
+        if not self._frames:
+            return  # a stray closer before the root value
+        frame = self._frames.pop()
+        self._open_members -= len(frame.container)
+        if frame.path is not None and not frame.reported:
+            self._changes.append(SetChange(frame.path, frame.container))  # deep container: reported whole
+        self._value_finished(self._frames[-1] if self._frames else None)
+
+    def _read_comma(self) -> None:
+        if self._frames and not self._dropped_depth:
+            top = self._frames[-1]
+            top.phase = _EXPECT_KEY if top.is_object else _EXPECT_VALUE
+
+    def _read_colon(self) -> None:
+        if self._frames and not self._dropped_depth:
+            top = self._frames[-1]
+            if top.phase == _AFTER_KEY:
+                top.phase = _EXPECT_VALUE
+
+    # --- Strings ------------------------------------------------------------------------------------------------
+
+    def _begin_string(self) -> None:
+        self._mode = _STRING
+        self._string_chunks = []
+        self._piece_chunks = []
+        self._string_length = 0
+        self._string_reported = False
+        self._string_path = None
+        top = self._frames[-1] if self._frames else None
+        if (
+            top is not None
+            and not self._dropped_depth
+            and top.is_object
+            and (top.phase == _EXPECT_KEY or top.phase == _AFTER_VALUE)
+        ):
+            self._string_role = _KEY
+            return
+        try:
+            frame = self._value_goes_in()
+        except LookupError:
+            self._string_role = _DROPPED
+            return
+        self._string_role = _VALUE
+        self._string_path = self._place(frame, "")
+        self._dirty = True
+
+    def _read_string(self, text: str, position: int, length: int) -> int:
+        while position < length:
+            if self._escape or self._high_surrogate:
+                position = self._read_escape(text, position)
+                continue
+            run_end = _STRING_RUN.match(text, position).end()  # type: ignore[union-attr]
+            if run_end > position:
+                self._add_text(text[position:run_end])
+                position = run_end
+                if position == length:
+                    break
+            if text[position] == '"':
+                self._close_string()
+                return position + 1
+            self._escape = "\\"
+            position += 1
+        return position
+
+    def _read_escape(self, text: str, position: int) -> int:
+        """Read one character of an escape, or the character after a held high surrogate."""
+        char = text[position]
+        escape = self._escape
+        if not escape:  # a high surrogate is held: only an escape can pair it
+            if char == "\\":
+                self._escape = "\\"
+                return position + 1
+            self._emit_held_surrogate()
+            return position
+        if escape == "\\":
+            if char == "u":
+                self._escape = "\\u"
+            else:
+                self._escape = ""
+                decoded = _SIMPLE_ESCAPES.get(char)
+                self._add_text(decoded if decoded is not None else "\\" + char)  # an invalid escape stays literal
+            return position + 1
+        if char not in _HEX:
+            # An incomplete \u escape stays literal text; the character that broke it is read afresh.
+            self._escape = ""
+            self._add_text(escape)
+            return position
+        escape += char
+        if len(escape) < 6:
+            self._escape = escape
+            return position + 1
+        self._escape = ""
+        self._add_code_unit(int(escape[2:], 16))
+        return position + 1
+
+    def _add_code_unit(self, unit: int) -> None:
+        held = self._high_surrogate
+        if held:
+            self._high_surrogate = ""
+            if 0xDC00 <= unit <= 0xDFFF:
+                self._add_text(chr(0x10000 + ((ord(held) - 0xD800) << 10) + (unit - 0xDC00)))
+                return
+            self._add_text(held)  # a lone high surrogate stays a lone code point
+        if 0xD800 <= unit <= 0xDBFF:
+            self._high_surrogate = chr(unit)  # held until we see whether a low-surrogate escape follows
+        else:
+            self._add_text(chr(unit))
+
+    def _emit_held_surrogate(self) -> None:
+        held = self._high_surrogate
+        self._high_surrogate = ""
+        self._add_text(held)
+
+    def _add_text(self, decoded: str) -> None:
+        if self._high_surrogate and self._escape == "":
+            self._emit_held_surrogate()
+        if self._string_role != _DROPPED:
+            self._piece_chunks.append(decoded)
+
+    def _flush_string_piece(self) -> str:
+        """Move this piece's text into the open string and report it; return it."""
+        piece = "".join(self._piece_chunks)
+        self._piece_chunks = []
+        if piece:
+            _push_merged(self._string_chunks, piece)
+            self._string_length += len(piece)
+        if self._string_role == _VALUE:
+            path = self._string_path
+            if path is not None:
+                if not self._string_reported:
+                    self._string_reported = True
+                    self._changes.append(SetChange(path, piece))
+                elif piece:
+                    self._changes.append(AppendChange(path, piece))
+            if piece:
+                self._dirty = True
+        return piece
+
+    def _close_string(self) -> None:
+        self._flush_string_piece()
+        value = "".join(self._string_chunks)
+        self._string_chunks = []
+        self._string_length = 0
+        self._mode = _STRUCTURE
+        role = self._string_role
+        if role == _KEY:
+            top = self._frames[-1]
+            top.key = value
+            top.phase = _AFTER_KEY
+        elif role == _VALUE:
+            frame = self._frames[-1] if self._frames else None
+            if frame is None:
+                self._root_value = value
+            elif frame.is_object:
+                frame.container[frame.key] = value
+            else:
+                frame.container[-1] = value
+            self._value_finished(frame)
+        elif not self._dropped_depth:
+            self._frames[-1].phase = _AFTER_VALUE
+
+    # --- Words: numbers and literals ----------------------------------------------------------------------------
+
+    def _begin_word(self, first: str) -> None:
+        self._mode = _WORD
+        self._word_chunks = []
+        self._word_length = 0
+        if first == "-" or "0" <= first <= "9":
+            self._word_kind = _NUMBER_WORD
+        elif first == "t" or first == "f" or first == "n":
+            self._word_kind = _LITERAL_WORD
+        else:
+            self._word_kind = _UNKNOWN_WORD
+        try:
+            self._value_goes_in()
+        except LookupError:
+            self._word_role = _DROPPED
+        else:
+            self._word_role = _VALUE
+
+    def _read_word(self, text: str, position: int, length: int) -> int:
+        end = _WORD_RUN.match(text, position).end()  # type: ignore[union-attr]
+        if end > position:
+            # Keep a number's whole text (its value needs it); a literal's only while it can still be one.
+            if self._word_kind == _NUMBER_WORD or self._word_length <= _LITERAL_MAX_LENGTH:
+                self._word_chunks.append(text[position:end])
+            self._word_length += end - position
+            if self._word_role == _VALUE:
+                self._dirty = True
+        if end < length:
+            self._end_word()
+        return end
+
+    def _word_text(self) -> str:
+        text = "".join(self._word_chunks)
+        self._word_chunks = [text]
+        return text
+
+    def _end_word(self) -> None:
+        self._mode = _STRUCTURE
+        role = self._word_role
+        if role == _DROPPED:
+            if not self._dropped_depth:
+                self._frames[-1].phase = _AFTER_VALUE
+            return
+        frame = self._frames[-1] if self._frames else None
+        self._dirty = True
+        value = _finished_word_value(self._word_kind, self._word_text())
+        if value is _NOTHING:
+            if frame is not None:  # a dropped member; at the root, the next value may still start
+                frame.phase = _AFTER_VALUE
+            return
+        path = self._place(frame, value)
+        if path is not None:
+            self._changes.append(SetChange(path, value))
+        self._value_finished(frame)
+
+    def _pending_word(self) -> Any:
+        if self._mode != _WORD or self._word_role != _VALUE:
+            return _NOTHING
+        kind = self._word_kind
+        if kind == _NUMBER_WORD and self._word_length > PENDING_NUMBER_DISPLAY_LIMIT:
+            return _NOTHING
+        if kind == _LITERAL_WORD and self._word_length > _LITERAL_MAX_LENGTH:
+            return _NOTHING
+        return _pending_word_value(kind, self._word_text())
+
+    # --- Snapshots ----------------------------------------------------------------------------------------------
+
+    def _open_string(self) -> Any:
+        if self._mode != _STRING or self._string_role != _VALUE:
+            return _NOTHING
+        text = "".join(self._string_chunks)
+        self._string_chunks = [text] if text else []
+        return text
+
+    def _build_snapshot(self) -> Any:
+        frames = self._frames
+        if not frames:
+            if self._root_done:
+                return self._root_value
+            value = self._open_string()
+            if value is _NOTHING:
+                value = self._pending_word()
+            return MISSING if value is _NOTHING else value
+        # The innermost open value: a string already holding its slot, or a word not yet placed.
+        top = frames[-1]
+        child = self._open_string()
+        copy = top.container.copy()
+        if child is not _NOTHING:
+            if top.is_object:
+                copy[top.key] = child
+            else:
+                copy[-1] = child
+        else:
+            word = self._pending_word()
+            if word is not _NOTHING:
+                if top.is_object:
+                    copy[top.key] = word
+                else:
+                    copy.append(word)
+        for index in range(len(frames) - 2, -1, -1):
+            frame = frames[index]
+            outer = frame.container.copy()
+            if frame.is_object:
+                outer[frame.key] = copy
+            else:
+                outer[-1] = copy
+            copy = outer
+        return copy
+
+
+class ToolCallArgumentsStream:
+    """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
+    :class:`StreamingJsonParser` for the partial arguments in between."""
+
+    __slots__ = ("_chunks", "_text", "_parser", "_snapshot", "_arguments")
+
+    def __init__(self) -> None:
+        self._start("")
+
+    def _start(self, text: str) -> None:
+        self._chunks: list[str] = []
+        self._text = ""
+        self._parser = StreamingJsonParser()
+        self._snapshot: Any = MISSING
+        self._arguments: dict[str, Any] = {}
+
+    @property
+    def text(self) -> str:
+        """The raw argument text received so far."""
+        if self._chunks:
+            self._chunks.insert(0, self._text)
+            self._text = "".join(self._chunks)
+            self._chunks = []
+        return self._text
+
+    def append(self, delta: str) -> dict[str, Any]:
+        """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
+        if type(delta) is not str:
+            raise TypeError(f"delta must be str, not {type(delta).__name__}")
+        if delta:
+            self._chunks.append(delta)
+            self._parser.append(delta)
+        return self._current_arguments()
+
+    def _current_arguments(self) -> dict[str, Any]:
+        snapshot = self._parser.snapshot()
+        if snapshot is not self._snapshot:
+            self._snapshot = snapshot
+            if isinstance(snapshot, dict):
+                self._arguments = snapshot
+            elif self._arguments:
+                self._arguments = {}  # a root that is not an object shows no arguments
+        return self._arguments
+
+    def replace(self, text: str) -> ToolCallReplace:
+        """Take the provider's complete argument text so far.
+
+        Where it continues the text so far, the missing piece is appended and returned as ``delta``; otherwise the
+        stream starts over with ``text`` and ``delta`` is None. Either way ``arguments`` are the partial arguments.
+        """
+        if type(text) is not str:
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        current = self.text
+        if text.startswith(current):
+            delta = text[len(current) :]
+            return ToolCallReplace(delta, self.append(delta))
+        self._start("")
+        return ToolCallReplace(None, self.append(text))
+
+    def finish(self) -> ToolCallResult:
+        """The final arguments: one strict parse of the complete text, which reports malformed arguments."""
+        return parse_tool_call_arguments(self.text)
