@@ -1,0 +1,110 @@
+# The compiled core's interfaces, for other Cython code to cimport: the change types, the parser and its C state.
+from cpython.object cimport PyObject
+from libc.stdint cimport uint32_t
+
+ctypedef uint32_t codepoint  # a code point, as plain C arithmetic (not Cython's character type)
+
+
+cdef struct Frame:
+    # One open container. The references are owned by the parser's stack.
+    PyObject* container     # the working dict or list: never returned, copied into snapshots
+    PyObject* key           # an object's current member key (str), where its open value goes; NULL before one
+    PyObject* path          # tuple from the root, or NULL below the reporting depth
+    bint is_object
+    bint reported           # its children are reported one by one (within the reporting depth)
+    int phase
+
+
+cdef class JsonChange:
+    cdef readonly tuple path
+
+
+cdef class SetChange(JsonChange):
+    cdef readonly object value
+
+
+cdef class AppendChange(JsonChange):
+    cdef readonly str text
+
+
+cdef class StreamingJsonParser:
+    # The open path: a growable C array of frames, root first.
+    cdef Frame* _frames
+    cdef Py_ssize_t _depth
+    cdef Py_ssize_t _frames_capacity
+    cdef Py_ssize_t _dropped_depth      # open containers inside a dropped value
+    cdef Py_ssize_t _open_members       # members and elements held by open containers
+    cdef bint _root_done
+    cdef object _root_value
+    cdef int _mode
+
+    # The open string: its decoded text as UCS4, how much of it is reported, and an unterminated escape.
+    cdef int _string_role
+    cdef object _string_path            # tuple, or None where not reported
+    cdef bint _string_reported
+    cdef codepoint* _string_buffer
+    cdef Py_ssize_t _string_length
+    cdef Py_ssize_t _string_capacity
+    cdef Py_ssize_t _string_flushed
+    cdef codepoint _escape[6]
+    cdef int _escape_length
+    cdef codepoint _high_surrogate        # a high-surrogate escape held until we see what follows, or 0
+
+    # The open word: a number's text and state, or a literal's progress.
+    cdef int _word_role
+    cdef int _word_kind
+    cdef int _word_state
+    cdef Py_ssize_t _word_length
+    cdef Py_ssize_t _mantissa_length
+    cdef bint _mantissa_is_float
+    cdef char* _word_buffer
+    cdef Py_ssize_t _word_capacity
+
+    # Per-append output, snapshots and the copy credit.
+    cdef list _changes
+    cdef long long _credit
+    cdef bint _dirty
+    cdef object _last_snapshot
+    cdef bint _busy
+
+    # Input: str, or UTF-8 bytes with an incomplete character carried to the next piece.
+    cdef int _input_kind
+    cdef bytes _utf8_tail
+
+    cdef str _decode(self, object text)
+    cdef int _read(self, str text) except -1
+    cdef int _read_structure(self, codepoint char) except -1
+    cdef Py_ssize_t _value_frame(self) noexcept
+    cdef object _place(self, Py_ssize_t index, object value)
+    cdef int _value_finished(self, Py_ssize_t index) except -1
+    cdef int _begin_container(self, bint is_object) except -1
+    cdef int _push_frame(self, object container, bint is_object, object path) except -1
+    cdef int _close_container(self) except -1
+    cdef int _begin_string(self) except -1
+    cdef int _reserve_string(self, Py_ssize_t extra) except -1
+    cdef int _store_char(self, codepoint char) except -1
+    cdef int _add_char(self, codepoint char) except -1
+    cdef int _read_escape_char(self, codepoint char) except -1
+    cdef int _add_code_unit(self, codepoint unit) except -1
+    cdef str _string_slice(self, Py_ssize_t start)
+    cdef object _flush_string_piece(self)
+    cdef int _close_string(self) except -1
+    cdef int _begin_word(self, codepoint first) except -1
+    cdef int _add_word_char(self, codepoint char) except -1
+    cdef object _word_number(self, Py_ssize_t length, bint is_float)
+    cdef object _finished_word(self)
+    cdef object _pending_word(self)
+    cdef int _end_word(self) except -1
+    cdef object _open_string(self)
+    cdef object _build_snapshot(self)
+
+
+cdef class ToolCallArgumentsStream:
+    cdef list _chunks
+    cdef str _text
+    cdef StreamingJsonParser _parser
+    cdef object _snapshot
+    cdef dict _arguments
+
+    cdef _start(self)
+    cdef dict _current_arguments(self)

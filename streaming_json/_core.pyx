@@ -1,0 +1,904 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+"""The compiled core: the pure backend's state machine (see ``_pure.py`` for the reading rules) over code points.
+
+Per character no Python object is made: the text is read from the ``str``'s own buffer by its kind (1, 2 or 4 bytes
+a code point), the open containers are a C array of frames, and the open string and the pending word live in C
+buffers. Python objects appear per token: a container, a finished string or number, a change, a snapshot copy.
+UTF-8 input is decoded with CPython's stateful decoder, carrying an incomplete character to the next piece.
+"""
+
+cimport cython
+from cpython.dict cimport PyDict_Copy, PyDict_SetItem
+from cpython.list cimport PyList_Append, PyList_GetSlice
+from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
+from libc.stdint cimport uint8_t, uint16_t, uint32_t
+
+from . import _types
+from ._repair import parse_tool_call_arguments
+from ._types import MISSING, ToolCallReplace
+
+cdef extern from "Python.h":
+    Py_ssize_t PyTuple_GET_SIZE(object items)
+    int PyUnicode_KIND(object text)
+    void* PyUnicode_DATA(object text)
+    Py_ssize_t PyUnicode_GET_LENGTH(object text)
+    object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    object PyUnicode_DecodeUTF8Stateful(const char* data, Py_ssize_t size, const char* errors,
+                                        Py_ssize_t* consumed)
+    object PyLong_FromString(const char* text, char** end, int base)
+    double PyOS_string_to_double(const char* text, char** end, PyObject* overflow_exception) except? -1.0
+    Py_ssize_t PyDict_GET_SIZE(object mapping)
+    Py_ssize_t PyList_GET_SIZE(object items)
+    int PyUnicode_1BYTE_KIND
+    int PyUnicode_2BYTE_KIND
+    int PyUnicode_4BYTE_KIND
+    object PyBytes_FromStringAndSize(const char* data, Py_ssize_t size)
+    char* PyByteArray_AS_STRING(object data)
+    Py_ssize_t PyByteArray_GET_SIZE(object data)
+    char* PyBytes_AS_STRING(object data)
+    Py_ssize_t PyBytes_GET_SIZE(object data)
+
+ctypedef fused CharT:
+    uint8_t
+    uint16_t
+    uint32_t
+
+# The rules' numbers, from the one module both backends read them from.
+cdef Py_ssize_t REPORT_DEPTH_LIMIT = _types.REPORT_DEPTH_LIMIT
+cdef Py_ssize_t PENDING_NUMBER_DISPLAY_LIMIT = _types.PENDING_NUMBER_DISPLAY_LIMIT
+cdef long long FREE_COPY_COST = _types.FREE_COPY_COST
+cdef long long CREDIT_PER_APPEND = _types.CREDIT_PER_APPEND
+cdef long long CREDIT_PER_CHAR = _types.CREDIT_PER_CHAR
+cdef Py_ssize_t STRING_CHARS_PER_COST = _types.STRING_CHARS_PER_COST
+
+cdef enum:
+    # Modes: what the next character belongs to.
+    STRUCTURE, STRING, WORD, DONE
+
+cdef enum:
+    # Phases of an open container.
+    EXPECT_KEY, AFTER_KEY, EXPECT_VALUE, AFTER_VALUE
+
+cdef enum:
+    # What an open string or word is.
+    ROLE_KEY, ROLE_VALUE, ROLE_DROPPED
+
+cdef enum:
+    # Word kinds, decided by the first character.
+    NUMBER_WORD, TRUE_WORD, FALSE_WORD, NULL_WORD, UNKNOWN_WORD
+
+cdef enum:
+    # A number's state after the characters read so far (a JSON number DFA), and a literal's.
+    N_START, N_MINUS, N_ZERO, N_INT, N_DOT, N_FRAC, N_EXP, N_EXP_SIGN, N_EXP_DIGITS, WORD_INVALID, LITERAL_PREFIX
+
+cdef enum:
+    INPUT_UNKNOWN, INPUT_STR, INPUT_BYTES
+
+cdef object NOTHING = object()  # "no value" inside the parser; MISSING is only what snapshot() returns
+cdef tuple ROOT_PATH = ()
+cdef const char* LITERAL_TEXT[5]
+LITERAL_TEXT[TRUE_WORD] = b"true"
+LITERAL_TEXT[FALSE_WORD] = b"false"
+LITERAL_TEXT[NULL_WORD] = b"null"
+cdef Py_ssize_t LITERAL_LENGTH[5]
+LITERAL_LENGTH[TRUE_WORD] = 4
+LITERAL_LENGTH[FALSE_WORD] = 5
+LITERAL_LENGTH[NULL_WORD] = 4
+
+
+cdef inline bint is_whitespace(codepoint char) noexcept nogil:
+    return char == 32 or char == 10 or char == 13 or char == 9
+
+
+cdef inline bint ends_word(codepoint char) noexcept nogil:
+    return (is_whitespace(char) or char == 44 or char == 58 or char == 91 or char == 93 or char == 123
+            or char == 125 or char == 34)  # , : [ ] { } "
+
+
+cdef inline int hex_value(codepoint char) noexcept nogil:
+    if 48 <= char <= 57:
+        return char - 48
+    if 97 <= char <= 102:
+        return char - 87
+    if 65 <= char <= 70:
+        return char - 55
+    return -1
+
+
+cdef inline int next_number_state(int state, codepoint char) noexcept nogil:
+    cdef bint digit = 48 <= char <= 57
+    if state == N_MINUS:
+        return N_ZERO if char == 48 else (N_INT if digit else WORD_INVALID)
+    if state == N_ZERO:
+        return N_DOT if char == 46 else (N_EXP if char == 101 or char == 69 else WORD_INVALID)
+    if state == N_INT:
+        if digit:
+            return N_INT
+        return N_DOT if char == 46 else (N_EXP if char == 101 or char == 69 else WORD_INVALID)
+    if state == N_DOT:
+        return N_FRAC if digit else WORD_INVALID
+    if state == N_FRAC:
+        if digit:
+            return N_FRAC
+        return N_EXP if char == 101 or char == 69 else WORD_INVALID
+    if state == N_EXP:
+        if char == 43 or char == 45:
+            return N_EXP_SIGN
+        return N_EXP_DIGITS if digit else WORD_INVALID
+    if state == N_EXP_SIGN or state == N_EXP_DIGITS:
+        return N_EXP_DIGITS if digit else WORD_INVALID
+    return WORD_INVALID
+
+
+cdef inline codepoint simple_escape(codepoint char) noexcept nogil:
+    """The character an escape such as ``\\n`` stands for, or 0 where the escape is not valid."""
+    if char == 34 or char == 92 or char == 47:  # " \ /
+        return char
+    if char == 98:
+        return 8
+    if char == 102:
+        return 12
+    if char == 110:
+        return 10
+    if char == 114:
+        return 13
+    if char == 116:
+        return 9
+    return 0
+
+
+@cython.freelist(128)
+cdef class JsonChange:
+    """One change that a piece of text made to the value: a :class:`SetChange` or an :class:`AppendChange`."""
+
+    def __init__(self, *args, **kwargs):
+        raise TypeError("JsonChange is abstract: use SetChange or AppendChange")
+
+    def _fields(self):
+        raise NotImplementedError
+
+    def __eq__(self, other):
+        if not isinstance(other, JsonChange):
+            return NotImplemented
+        return self.kind == other.kind and self._fields() == other._fields()
+
+    def __ne__(self, other):
+        if not isinstance(other, JsonChange):
+            return NotImplemented
+        return not (self.kind == other.kind and self._fields() == other._fields())
+
+    def __hash__(self):
+        return hash((self.kind,) + self._fields())
+
+    def __reduce__(self):
+        return (type(self), self._fields())
+
+
+@cython.final
+cdef class SetChange(JsonChange):
+    """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
+
+    def __init__(self, tuple path, object value):
+        self.path = path
+        self.value = value
+
+    @property
+    def kind(self):
+        return "set"
+
+    def _fields(self):
+        return (self.path, self.value)
+
+    def __repr__(self):
+        return f"SetChange(path={self.path!r}, value={self.value!r})"
+
+
+@cython.final
+cdef class AppendChange(JsonChange):
+    """``kind == "append"``: the open string at ``path`` grew by ``text``."""
+
+    def __init__(self, tuple path, str text):
+        self.path = path
+        self.text = text
+
+    @property
+    def kind(self):
+        return "append"
+
+    def _fields(self):
+        return (self.path, self.text)
+
+    def __repr__(self):
+        return f"AppendChange(path={self.path!r}, text={self.text!r})"
+
+
+cdef inline SetChange new_set(tuple path, object value):
+    cdef SetChange change = SetChange.__new__(SetChange)
+    change.path = path
+    change.value = value
+    return change
+
+
+cdef inline AppendChange new_append(tuple path, str text):
+    cdef AppendChange change = AppendChange.__new__(AppendChange)
+    change.path = path
+    change.text = text
+    return change
+
+
+cdef inline object copy_container(PyObject* container, bint is_object):
+    if is_object:
+        return PyDict_Copy(<object>container)
+    return PyList_GetSlice(<object>container, 0, PyList_GET_SIZE(<object>container))
+
+
+cdef inline int put_in_slot(object container, bint is_object, PyObject* key, object value) except -1:
+    """Put ``value`` where the open child of a (copied) container goes: its current key, or its last element."""
+    if is_object:
+        PyDict_SetItem(container, <object>key, value)
+    else:
+        (<list>container)[PyList_GET_SIZE(container) - 1] = value
+    return 0
+
+
+cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t length) except -1:
+    """The main loop: structure character by character, string and word runs in tight loops over the buffer."""
+    cdef Py_ssize_t position = 0
+    cdef codepoint char
+    cdef codepoint* out
+    cdef Py_ssize_t written
+    while position < length:
+        if parser._mode == STRUCTURE:
+            while position < length and is_whitespace(data[position]):
+                position += 1
+            if position == length:
+                break
+            char = data[position]
+            parser._read_structure(char)
+            if parser._mode != WORD:  # a word reads its first character itself
+                position += 1
+        elif parser._mode == STRING:
+            if parser._escape_length or parser._high_surrogate:
+                position += parser._read_escape_char(data[position])
+                continue
+            if parser._string_role == ROLE_DROPPED:
+                while position < length:
+                    char = data[position]
+                    if char == 34 or char == 92:
+                        break
+                    position += 1
+            else:
+                parser._reserve_string(length - position)
+                out = parser._string_buffer + parser._string_length
+                written = 0
+                while position < length:
+                    char = data[position]
+                    if char == 34 or char == 92:
+                        break
+                    out[written] = char
+                    written += 1
+                    position += 1
+                parser._string_length += written
+            if position == length:
+                break
+            if data[position] == 34:
+                parser._close_string()
+            else:
+                parser._escape[0] = 92
+                parser._escape_length = 1
+            position += 1
+        elif parser._mode == WORD:
+            while position < length:
+                char = data[position]
+                if ends_word(char):
+                    break
+                parser._add_word_char(char)
+                position += 1
+            if position < length:
+                parser._end_word()
+        else:
+            break  # after the root value: ignored
+    return 0
+
+
+cdef class StreamingJsonParser:
+    """Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
+
+    ``append()`` returns the changes the piece made; ``snapshot()`` returns an immutable value that shares completed
+    parts with earlier snapshots. Neither ever raises on any text.
+    """
+
+    def __cinit__(self):
+        self._frames = NULL
+        self._string_buffer = NULL
+        self._word_buffer = NULL
+        self._depth = 0
+        self._frames_capacity = 0
+        self._root_value = NOTHING
+        self._mode = STRUCTURE
+        self._string_role = ROLE_VALUE
+        self._string_path = None
+        self._last_snapshot = MISSING
+        self._changes = []
+        self._utf8_tail = b""
+
+    def __dealloc__(self):
+        cdef Py_ssize_t index
+        if self._frames != NULL:
+            for index in range(self._depth):
+                Py_XDECREF(self._frames[index].container)
+                Py_XDECREF(self._frames[index].key)
+                Py_XDECREF(self._frames[index].path)
+            PyMem_Free(self._frames)
+        PyMem_Free(self._string_buffer)
+        PyMem_Free(self._word_buffer)
+
+    # --- Public API ---------------------------------------------------------------------------------------------
+
+    def append(self, text):
+        """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
+        cdef str decoded = self._decode(text)
+        if self._busy:
+            raise RuntimeError("StreamingJsonParser used from two threads at once")
+        self._busy = True
+        cdef list changes = []
+        self._changes = changes
+        try:
+            self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * PyUnicode_GET_LENGTH(decoded)
+            self._read(decoded)
+            if self._mode == STRING:
+                self._flush_string_piece()
+        finally:
+            self._busy = False
+        return changes
+
+    def snapshot(self):
+        """The value of the text read so far (``MISSING`` before a value starts); never changes once returned."""
+        if not self._dirty or self._busy:
+            return self._last_snapshot
+        cdef long long cost = self._open_members + self._depth + self._string_length // STRING_CHARS_PER_COST
+        if cost > FREE_COPY_COST:
+            if cost > self._credit:
+                return self._last_snapshot  # not paid for yet: the preview lags until enough text arrives
+            self._credit -= cost
+        self._busy = True
+        try:
+            self._last_snapshot = self._build_snapshot()
+            self._dirty = False
+        finally:
+            self._busy = False
+        return self._last_snapshot
+
+    # --- Input --------------------------------------------------------------------------------------------------
+
+    cdef str _decode(self, object text):
+        cdef bytes data
+        cdef Py_ssize_t consumed = 0
+        if type(text) is str:
+            if self._input_kind == INPUT_BYTES:
+                raise TypeError("this parser reads bytes; append() got str")
+            self._input_kind = INPUT_STR
+            return <str>text
+        if isinstance(text, str):  # a str subclass reads as its text
+            return self._decode(str(text))
+        if not isinstance(text, (bytes, bytearray, memoryview)):
+            raise TypeError(f"append() takes str or bytes-like UTF-8, not {type(text).__name__}")
+        if self._input_kind == INPUT_STR:
+            raise TypeError(f"this parser reads str; append() got {type(text).__name__}")
+        self._input_kind = INPUT_BYTES
+        data = text if type(text) is bytes else bytes(text)
+        if self._utf8_tail:  # an incomplete character from the previous piece
+            data = self._utf8_tail + data
+        decoded = PyUnicode_DecodeUTF8Stateful(PyBytes_AS_STRING(data), PyBytes_GET_SIZE(data), "replace",
+                                               &consumed)
+        self._utf8_tail = data[consumed:] if consumed < PyBytes_GET_SIZE(data) else b""
+        return decoded
+
+    cdef int _read(self, str text) except -1:
+        cdef int kind = PyUnicode_KIND(text)
+        cdef void* data = PyUnicode_DATA(text)
+        cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text)
+        if kind == PyUnicode_1BYTE_KIND:
+            return read_text(self, <const uint8_t*>data, length)
+        if kind == PyUnicode_2BYTE_KIND:
+            return read_text(self, <const uint16_t*>data, length)
+        return read_text(self, <const uint32_t*>data, length)
+
+    # --- Structure ----------------------------------------------------------------------------------------------
+
+    cdef int _read_structure(self, codepoint char) except -1:
+        cdef Frame* top
+        if char == 34:  # "
+            return self._begin_string()
+        if char == 123 or char == 91:  # { [
+            return self._begin_container(char == 123)
+        if char == 125 or char == 93:  # } ]
+            return self._close_container()
+        if char == 44 or char == 58:  # , :
+            if self._depth and not self._dropped_depth:
+                top = &self._frames[self._depth - 1]
+                if char == 44:
+                    top.phase = EXPECT_KEY if top.is_object else EXPECT_VALUE
+                elif top.phase == AFTER_KEY:
+                    top.phase = EXPECT_VALUE
+            return 0
+        return self._begin_word(char)
+
+    cdef Py_ssize_t _value_frame(self) noexcept:
+        """The index of the frame a value starting here belongs to; -1 at the root; -2 where it is dropped."""
+        cdef Frame* top
+        if self._dropped_depth:
+            return -2
+        if not self._depth:
+            return -1
+        top = &self._frames[self._depth - 1]
+        if top.is_object and (top.phase == EXPECT_KEY or top.phase == AFTER_VALUE):
+            return -2
+        return self._depth - 1
+
+    cdef object _place(self, Py_ssize_t index, object value):
+        """Put a started value into its slot; return its path, or None where it is not reported."""
+        cdef Frame* frame
+        cdef Py_ssize_t size
+        cdef object slot
+        if index < 0:
+            self._root_value = value
+            return ROOT_PATH
+        frame = &self._frames[index]
+        if frame.is_object:
+            size = PyDict_GET_SIZE(<object>frame.container)
+            PyDict_SetItem(<object>frame.container, <object>frame.key, value)  # a repeated key keeps its place
+            self._open_members += PyDict_GET_SIZE(<object>frame.container) - size
+            slot = <object>frame.key
+        else:
+            PyList_Append(<object>frame.container, value)
+            self._open_members += 1
+            slot = PyList_GET_SIZE(<object>frame.container) - 1
+        if frame.reported:
+            return <tuple>frame.path + (slot,)
+        return None
+
+    cdef int _value_finished(self, Py_ssize_t index) except -1:
+        if index < 0:
+            self._root_done = True
+            self._mode = DONE
+        else:
+            self._frames[index].phase = AFTER_VALUE
+        return 0
+
+    cdef int _begin_container(self, bint is_object) except -1:
+        cdef Py_ssize_t index = self._value_frame()
+        if index == -2:
+            self._dropped_depth += 1
+            return 0
+        container = {} if is_object else []
+        path = self._place(index, container)
+        if path is not None:
+            self._changes.append(new_set(path, {} if is_object else []))
+        self._push_frame(container, is_object, path)
+        self._dirty = True
+        return 0
+
+    cdef int _push_frame(self, object container, bint is_object, object path) except -1:
+        cdef Py_ssize_t capacity
+        cdef Frame* frames
+        cdef Frame* frame
+        if self._depth == self._frames_capacity:
+            capacity = self._frames_capacity * 2 if self._frames_capacity else 16
+            frames = <Frame*>PyMem_Realloc(self._frames, capacity * sizeof(Frame))
+            if frames == NULL:
+                raise MemoryError()
+            self._frames = frames
+            self._frames_capacity = capacity
+        frame = &self._frames[self._depth]
+        Py_INCREF(container)
+        frame.container = <PyObject*>container
+        frame.key = NULL
+        if path is None:
+            frame.path = NULL
+            frame.reported = False
+        else:
+            Py_INCREF(path)
+            frame.path = <PyObject*>path
+            frame.reported = PyTuple_GET_SIZE(path) < REPORT_DEPTH_LIMIT
+        frame.is_object = is_object
+        frame.phase = EXPECT_KEY if is_object else EXPECT_VALUE
+        self._depth += 1
+        return 0
+
+    cdef int _close_container(self) except -1:
+        cdef Frame* frame
+        if self._dropped_depth:
+            self._dropped_depth -= 1
+            if not self._dropped_depth:
+                self._frames[self._depth - 1].phase = AFTER_VALUE
+            return 0
+        if not self._depth:
+            return 0  # a stray closer before the root value
+        self._depth -= 1
+        frame = &self._frames[self._depth]
+        container = <object>frame.container  # takes a reference of its own before the frame's is released
+        self._open_members -= PyDict_GET_SIZE(container) if frame.is_object else PyList_GET_SIZE(container)
+        if frame.path != NULL and not frame.reported:
+            self._changes.append(new_set(<tuple>frame.path, container))  # deep container: reported whole
+        Py_XDECREF(frame.container)
+        Py_XDECREF(frame.key)
+        Py_XDECREF(frame.path)
+        frame.container = frame.key = frame.path = NULL
+        return self._value_finished(self._depth - 1)
+
+    # --- Strings ------------------------------------------------------------------------------------------------
+
+    cdef int _begin_string(self) except -1:
+        cdef Frame* top
+        cdef Py_ssize_t index
+        self._mode = STRING
+        self._string_length = 0
+        self._string_flushed = 0
+        self._string_reported = False
+        self._string_path = None
+        if self._depth and not self._dropped_depth:
+            top = &self._frames[self._depth - 1]
+            if top.is_object and (top.phase == EXPECT_KEY or top.phase == AFTER_VALUE):
+                self._string_role = ROLE_KEY
+                return 0
+        index = self._value_frame()
+        if index == -2:
+            self._string_role = ROLE_DROPPED
+            return 0
+        self._string_role = ROLE_VALUE
+        self._string_path = self._place(index, "")
+        self._dirty = True
+        return 0
+
+    cdef int _reserve_string(self, Py_ssize_t extra) except -1:
+        cdef Py_ssize_t needed = self._string_length + extra
+        cdef Py_ssize_t capacity
+        cdef codepoint* buffer
+        if needed <= self._string_capacity:
+            return 0
+        capacity = max(needed, self._string_capacity * 2, 64)
+        buffer = <codepoint*>PyMem_Realloc(self._string_buffer, capacity * sizeof(codepoint))
+        if buffer == NULL:
+            raise MemoryError()
+        self._string_buffer = buffer
+        self._string_capacity = capacity
+        return 0
+
+    cdef int _store_char(self, codepoint char) except -1:
+        if self._string_role == ROLE_DROPPED:
+            return 0
+        if self._string_length == self._string_capacity:
+            self._reserve_string(1)
+        self._string_buffer[self._string_length] = char
+        self._string_length += 1
+        return 0
+
+    cdef int _add_char(self, codepoint char) except -1:
+        cdef codepoint held = self._high_surrogate
+        if held and not self._escape_length:
+            self._high_surrogate = 0
+            self._store_char(held)  # a lone high surrogate stays a lone code point
+        return self._store_char(char)
+
+    cdef int _read_escape_char(self, codepoint char) except -1:
+        """Read one character of an escape, or the one after a held high surrogate; return 1 if it was used."""
+        cdef int digit
+        cdef int index
+        cdef int escape_length = self._escape_length
+        cdef codepoint unit = 0
+        if escape_length == 0:  # a high surrogate is held: only an escape can pair it
+            if char == 92:
+                self._escape[0] = 92
+                self._escape_length = 1
+                return 1
+            char, self._high_surrogate = self._high_surrogate, 0
+            self._store_char(char)
+            return 0
+        if escape_length == 1:
+            if char == 117:  # u
+                self._escape[1] = 117
+                self._escape_length = 2
+                return 1
+            self._escape_length = 0
+            unit = simple_escape(char)
+            if unit:
+                self._add_char(unit)
+            else:  # an invalid escape stays literal text
+                self._add_char(92)
+                self._add_char(char)
+            return 1
+        digit = hex_value(char)
+        if digit < 0:
+            # An incomplete \u escape stays literal text; the character that broke it is read afresh.
+            self._escape_length = 0
+            for index in range(escape_length):
+                self._add_char(self._escape[index])
+            return 0
+        self._escape[escape_length] = char
+        self._escape_length = escape_length + 1
+        if escape_length + 1 < 6:
+            return 1
+        self._escape_length = 0
+        for index in range(2, 6):
+            unit = unit * 16 + <codepoint>hex_value(self._escape[index])
+        self._add_code_unit(unit)
+        return 1
+
+    cdef int _add_code_unit(self, codepoint unit) except -1:
+        cdef codepoint held = self._high_surrogate
+        if held:
+            self._high_surrogate = 0
+            if 0xDC00 <= unit <= 0xDFFF:
+                return self._store_char(0x10000 + ((held - 0xD800) << 10) + (unit - 0xDC00))
+            self._store_char(held)  # a lone high surrogate stays a lone code point
+        if 0xD800 <= unit <= 0xDBFF:
+            self._high_surrogate = unit  # held until we see whether a low-surrogate escape follows
+            return 0
+        return self._store_char(unit)
+
+    cdef str _string_slice(self, Py_ssize_t start):
+        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, self._string_buffer + start,
+                                         self._string_length - start)
+
+    cdef object _flush_string_piece(self):
+        """Report this piece's text of the open value string; return it where it was built, else None."""
+        cdef Py_ssize_t start = self._string_flushed
+        piece = None
+        self._string_flushed = self._string_length
+        if self._string_role != ROLE_VALUE:
+            return None
+        if self._string_path is not None:
+            if not self._string_reported:
+                self._string_reported = True
+                piece = self._string_slice(start)
+                self._changes.append(new_set(<tuple>self._string_path, piece))
+            elif self._string_length > start:
+                piece = self._string_slice(start)
+                self._changes.append(new_append(<tuple>self._string_path, piece))
+        if self._string_length > start:
+            self._dirty = True
+        return piece
+
+    cdef int _close_string(self) except -1:
+        cdef bint whole_in_piece = self._string_flushed == 0
+        cdef Frame* top
+        cdef Py_ssize_t index = self._depth - 1
+        piece = self._flush_string_piece()
+        self._mode = STRUCTURE
+        if self._string_role == ROLE_DROPPED:
+            if not self._dropped_depth:
+                self._frames[index].phase = AFTER_VALUE
+            return 0
+        value = piece if whole_in_piece and piece is not None else self._string_slice(0)
+        if self._string_role == ROLE_KEY:
+            top = &self._frames[index]
+            Py_XDECREF(top.key)
+            Py_INCREF(value)
+            top.key = <PyObject*>value
+            top.phase = AFTER_KEY
+            return 0
+        if index < 0:
+            self._root_value = value
+        else:
+            put_in_slot(<object>self._frames[index].container, self._frames[index].is_object,
+                        self._frames[index].key, value)
+        return self._value_finished(index)
+
+    # --- Words: numbers and literals ----------------------------------------------------------------------------
+
+    cdef int _begin_word(self, codepoint first) except -1:
+        self._mode = WORD
+        self._word_length = 0
+        self._mantissa_length = 0
+        self._mantissa_is_float = False
+        if first == 45 or 48 <= first <= 57:
+            self._word_kind = NUMBER_WORD
+            self._word_state = N_MINUS if first == 45 else N_START
+        elif first == 116 or first == 102 or first == 110:  # t f n
+            self._word_kind = TRUE_WORD if first == 116 else (FALSE_WORD if first == 102 else NULL_WORD)
+            self._word_state = LITERAL_PREFIX
+        else:
+            self._word_kind = UNKNOWN_WORD
+            self._word_state = WORD_INVALID
+        self._word_role = ROLE_DROPPED if self._value_frame() == -2 else ROLE_VALUE
+        return 0
+
+    cdef int _add_word_char(self, codepoint char) except -1:
+        cdef Py_ssize_t position = self._word_length
+        cdef int state = self._word_state
+        cdef Py_ssize_t capacity
+        cdef char* buffer
+        self._word_length = position + 1
+        if self._word_role != ROLE_VALUE or state == WORD_INVALID:
+            return 0
+        self._dirty = True
+        if self._word_kind != NUMBER_WORD:
+            if position >= LITERAL_LENGTH[self._word_kind] or char != <codepoint>LITERAL_TEXT[self._word_kind][position]:
+                self._word_state = WORD_INVALID
+            return 0
+        if state == N_START:
+            state = N_ZERO if char == 48 else N_INT
+        elif position == 0:  # the leading minus
+            state = N_MINUS
+        else:
+            state = next_number_state(state, char)
+        if state == N_EXP and self._word_state != N_EXP:
+            self._mantissa_length = position
+        elif state == N_DOT:
+            self._mantissa_is_float = True
+        self._word_state = state
+        if state == WORD_INVALID:
+            return 0
+        if position + 2 > self._word_capacity:  # the number's text, with room for a terminating NUL
+            capacity = max(position + 2, self._word_capacity * 2, 32)
+            buffer = <char*>PyMem_Realloc(self._word_buffer, capacity)
+            if buffer == NULL:
+                raise MemoryError()
+            self._word_buffer = buffer
+            self._word_capacity = capacity
+        self._word_buffer[position] = <char>char
+        return 0
+
+    cdef object _word_number(self, Py_ssize_t length, bint is_float):
+        """The number in the first ``length`` characters of the word, as json.loads reads it."""
+        cdef char saved = self._word_buffer[length]
+        self._word_buffer[length] = 0
+        try:
+            if not is_float:
+                try:
+                    return PyLong_FromString(self._word_buffer, NULL, 10)
+                except ValueError:  # more digits than int() accepts: a float, as json.loads reads a huge one
+                    pass
+            return PyOS_string_to_double(self._word_buffer, NULL, NULL)
+        finally:
+            self._word_buffer[length] = saved
+
+    cdef object _finished_word(self):
+        cdef int state = self._word_state
+        if self._word_kind == NUMBER_WORD:
+            if state == N_ZERO or state == N_INT:
+                return self._word_number(self._word_length, False)
+            if state == N_FRAC or state == N_EXP_DIGITS:
+                return self._word_number(self._word_length, True)
+            return NOTHING
+        if state == LITERAL_PREFIX and self._word_length == LITERAL_LENGTH[self._word_kind]:
+            return True if self._word_kind == TRUE_WORD else (False if self._word_kind == FALSE_WORD else None)
+        return NOTHING
+
+    cdef object _pending_word(self):
+        cdef int state = self._word_state
+        if self._mode != WORD or self._word_role != ROLE_VALUE:
+            return NOTHING
+        if self._word_kind == NUMBER_WORD:
+            if self._word_length > PENDING_NUMBER_DISPLAY_LIMIT:
+                return NOTHING
+            if state == N_ZERO or state == N_INT:
+                return self._word_number(self._word_length, False)
+            if state == N_FRAC or state == N_EXP_DIGITS:
+                return self._word_number(self._word_length, True)
+            if state == N_EXP or state == N_EXP_SIGN:  # an exponent without digits is ignored
+                return self._word_number(self._mantissa_length, self._mantissa_is_float)
+            return NOTHING
+        if state == LITERAL_PREFIX:
+            return True if self._word_kind == TRUE_WORD else (False if self._word_kind == FALSE_WORD else None)
+        return NOTHING
+
+    cdef int _end_word(self) except -1:
+        cdef Py_ssize_t index = self._depth - 1
+        self._mode = STRUCTURE
+        if self._word_role == ROLE_DROPPED:
+            if not self._dropped_depth:
+                self._frames[index].phase = AFTER_VALUE
+            return 0
+        self._dirty = True
+        value = self._finished_word()
+        if value is NOTHING:
+            if index >= 0:  # a dropped member; at the root, the next value may still start
+                self._frames[index].phase = AFTER_VALUE
+            return 0
+        path = self._place(index, value)
+        if path is not None:
+            self._changes.append(new_set(<tuple>path, value))
+        return self._value_finished(index)
+
+    # --- Snapshots ----------------------------------------------------------------------------------------------
+
+    cdef object _open_string(self):
+        if self._mode != STRING or self._string_role != ROLE_VALUE:
+            return NOTHING
+        return self._string_slice(0)
+
+    cdef object _build_snapshot(self):
+        cdef Py_ssize_t index
+        cdef Frame* frame
+        if not self._depth:
+            if self._root_done:
+                return self._root_value
+            value = self._open_string()
+            if value is NOTHING:
+                value = self._pending_word()
+            return MISSING if value is NOTHING else value
+        # The innermost open value: a string already holding its slot, or a word not yet placed.
+        frame = &self._frames[self._depth - 1]
+        copy = copy_container(frame.container, frame.is_object)
+        child = self._open_string()
+        if child is not NOTHING:
+            put_in_slot(copy, frame.is_object, frame.key, child)
+        else:
+            word = self._pending_word()
+            if word is not NOTHING:
+                if frame.is_object:
+                    PyDict_SetItem(copy, <object>frame.key, word)
+                else:
+                    PyList_Append(copy, word)
+        for index in range(self._depth - 2, -1, -1):
+            frame = &self._frames[index]
+            outer = copy_container(frame.container, frame.is_object)
+            put_in_slot(outer, frame.is_object, frame.key, copy)
+            copy = outer
+        return copy
+
+
+cdef class ToolCallArgumentsStream:
+    """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
+    :class:`StreamingJsonParser` for the partial arguments in between."""
+
+    def __cinit__(self):
+        self._start()
+
+    cdef _start(self):
+        self._chunks = []
+        self._text = ""
+        self._parser = StreamingJsonParser()
+        self._snapshot = MISSING
+        self._arguments = {}
+
+    @property
+    def text(self):
+        """The raw argument text received so far."""
+        if self._chunks:
+            self._chunks.insert(0, self._text)
+            self._text = "".join(self._chunks)
+            self._chunks = []
+        return self._text
+
+    def append(self, delta):
+        """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
+        if type(delta) is not str:
+            raise TypeError(f"delta must be str, not {type(delta).__name__}")
+        if delta:
+            self._chunks.append(delta)
+            self._parser.append(delta)
+        return self._current_arguments()
+
+    cdef dict _current_arguments(self):
+        snapshot = self._parser.snapshot()
+        if snapshot is not self._snapshot:
+            self._snapshot = snapshot
+            if type(snapshot) is dict:
+                self._arguments = <dict>snapshot
+            elif self._arguments:
+                self._arguments = {}  # a root that is not an object shows no arguments
+        return self._arguments
+
+    def replace(self, text):
+        """Take the provider's complete argument text so far.
+
+        Where it continues the text so far, the missing piece is appended and returned as ``delta``; otherwise the
+        stream starts over with ``text`` and ``delta`` is None. Either way ``arguments`` are the partial arguments.
+        """
+        if type(text) is not str:
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        current = self.text
+        if text.startswith(current):
+            delta = text[len(current):]
+            return ToolCallReplace(delta, self.append(delta))
+        self._start()
+        return ToolCallReplace(None, self.append(text))
+
+    def finish(self):
+        """The final arguments: one strict parse of the complete text, which reports malformed arguments."""
+        return parse_tool_call_arguments(self.text)
