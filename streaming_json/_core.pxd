@@ -38,11 +38,14 @@ cdef class StreamingJsonParser:
     cdef object _root_value
     cdef int _mode
 
-    # The open string: its decoded text as UCS4, how much of it is reported, and an unterminated escape.
+    # The open string: its decoded text in the narrowest kind that holds it (as CPython stores a str, so that
+    # showing it is one memcpy), how much of it is reported, and an unterminated escape.
     cdef int _string_role
     cdef object _string_path            # tuple, or None where not reported
     cdef bint _string_reported
-    cdef codepoint* _string_buffer
+    cdef char* _string_buffer
+    cdef int _string_kind               # bytes a character in the buffer: 1, 2 or 4
+    cdef codepoint _string_maxchar
     cdef Py_ssize_t _string_length
     cdef Py_ssize_t _string_capacity
     cdef Py_ssize_t _string_flushed
@@ -81,12 +84,14 @@ cdef class StreamingJsonParser:
     cdef int _push_frame(self, object container, bint is_object, object path) except -1
     cdef int _close_container(self) except -1
     cdef int _begin_string(self) except -1
-    cdef int _reserve_string(self, Py_ssize_t extra) except -1
+    cdef int _reserve_string(self, Py_ssize_t extra, codepoint maxchar) except -1
+    cdef int _widen_string(self, codepoint maxchar) except -1
     cdef int _store_char(self, codepoint char) except -1
     cdef int _add_char(self, codepoint char) except -1
     cdef int _read_escape_char(self, codepoint char) except -1
     cdef int _add_code_unit(self, codepoint unit) except -1
     cdef str _string_slice(self, Py_ssize_t start)
+    cdef str _whole_string(self)
     cdef object _flush_string_piece(self)
     cdef int _close_string(self) except -1
     cdef int _begin_word(self, codepoint first) except -1

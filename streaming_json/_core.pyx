@@ -14,6 +14,7 @@ from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
+from libc.string cimport memcpy
 
 from . import _types
 from ._repair import parse_tool_call_arguments
@@ -25,6 +26,7 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
     Py_ssize_t PyUnicode_GET_LENGTH(object text)
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
+    object PyUnicode_New(Py_ssize_t size, codepoint maxchar)
     object PyUnicode_DecodeUTF8Stateful(const char* data, Py_ssize_t size, const char* errors,
                                         Py_ssize_t* consumed)
     object PyLong_FromString(const char* text, char** end, int base)
@@ -243,12 +245,33 @@ cdef inline int put_in_slot(object container, bint is_object, PyObject* key, obj
     return 0
 
 
+cdef int store_run(StreamingJsonParser parser, const CharT* run, Py_ssize_t count, codepoint maxchar) except -1:
+    """Append a run of plain string characters to the open string: a memcpy where the kinds agree."""
+    cdef Py_ssize_t index
+    cdef Py_ssize_t length = parser._string_length
+    parser._reserve_string(count, maxchar)
+    cdef char* buffer = parser._string_buffer
+    if parser._string_kind == sizeof(CharT):
+        memcpy(buffer + length * sizeof(CharT), run, count * sizeof(CharT))
+    elif parser._string_kind == 1:
+        for index in range(count):
+            (<uint8_t*>buffer)[length + index] = <uint8_t>run[index]
+    elif parser._string_kind == 2:
+        for index in range(count):
+            (<uint16_t*>buffer)[length + index] = <uint16_t>run[index]
+    else:
+        for index in range(count):
+            (<uint32_t*>buffer)[length + index] = <uint32_t>run[index]
+    parser._string_length = length + count
+    return 0
+
+
 cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t length) except -1:
     """The main loop: structure character by character, string and word runs in tight loops over the buffer."""
     cdef Py_ssize_t position = 0
     cdef codepoint char
-    cdef codepoint* out
-    cdef Py_ssize_t written
+    cdef Py_ssize_t start
+    cdef codepoint maxchar
     while position < length:
         if parser._mode == STRUCTURE:
             while position < length and is_whitespace(data[position]):
@@ -270,17 +293,17 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                         break
                     position += 1
             else:
-                parser._reserve_string(length - position)
-                out = parser._string_buffer + parser._string_length
-                written = 0
+                start = position
+                maxchar = 0
                 while position < length:
                     char = data[position]
                     if char == 34 or char == 92:
                         break
-                    out[written] = char
-                    written += 1
+                    if char > maxchar:
+                        maxchar = char
                     position += 1
-                parser._string_length += written
+                if position > start:
+                    store_run(parser, data + start, position - start, maxchar)
             if position == length:
                 break
             if data[position] == 34:
@@ -313,6 +336,7 @@ cdef class StreamingJsonParser:
     def __cinit__(self):
         self._frames = NULL
         self._string_buffer = NULL
+        self._string_kind = 1
         self._word_buffer = NULL
         self._depth = 0
         self._frames_capacity = 0
@@ -537,6 +561,8 @@ cdef class StreamingJsonParser:
         self._mode = STRING
         self._string_length = 0
         self._string_flushed = 0
+        self._string_maxchar = 0
+        self._string_kind = 1  # the buffer holds at least capacity * kind bytes whatever kind it had before
         self._string_reported = False
         self._string_path = None
         if self._depth and not self._dropped_depth:
@@ -553,26 +579,55 @@ cdef class StreamingJsonParser:
         self._dirty = True
         return 0
 
-    cdef int _reserve_string(self, Py_ssize_t extra) except -1:
+    cdef int _reserve_string(self, Py_ssize_t extra, codepoint maxchar) except -1:
+        """Make room for ``extra`` more characters up to ``maxchar``, widening the buffer's kind if needed."""
         cdef Py_ssize_t needed = self._string_length + extra
         cdef Py_ssize_t capacity
-        cdef codepoint* buffer
+        cdef char* buffer
+        if maxchar > self._string_maxchar:
+            self._widen_string(maxchar)
         if needed <= self._string_capacity:
             return 0
         capacity = max(needed, self._string_capacity * 2, 64)
-        buffer = <codepoint*>PyMem_Realloc(self._string_buffer, capacity * sizeof(codepoint))
+        buffer = <char*>PyMem_Realloc(self._string_buffer, capacity * self._string_kind)
         if buffer == NULL:
             raise MemoryError()
         self._string_buffer = buffer
         self._string_capacity = capacity
         return 0
 
+    cdef int _widen_string(self, codepoint maxchar) except -1:
+        cdef int kind = 1 if maxchar < 0x100 else (2 if maxchar < 0x10000 else 4)
+        cdef Py_ssize_t index
+        cdef char* wider
+        self._string_maxchar = maxchar
+        if kind <= self._string_kind:
+            return 0
+        wider = <char*>PyMem_Malloc(max(self._string_capacity, 1) * kind)
+        if wider == NULL:
+            raise MemoryError()
+        for index in range(self._string_length):
+            if kind == 2:
+                (<uint16_t*>wider)[index] = (<uint8_t*>self._string_buffer)[index]
+            elif self._string_kind == 1:
+                (<uint32_t*>wider)[index] = (<uint8_t*>self._string_buffer)[index]
+            else:
+                (<uint32_t*>wider)[index] = (<uint16_t*>self._string_buffer)[index]
+        PyMem_Free(self._string_buffer)
+        self._string_buffer = wider
+        self._string_kind = kind
+        return 0
+
     cdef int _store_char(self, codepoint char) except -1:
         if self._string_role == ROLE_DROPPED:
             return 0
-        if self._string_length == self._string_capacity:
-            self._reserve_string(1)
-        self._string_buffer[self._string_length] = char
+        self._reserve_string(1, char)
+        if self._string_kind == 1:
+            (<uint8_t*>self._string_buffer)[self._string_length] = <uint8_t>char
+        elif self._string_kind == 2:
+            (<uint16_t*>self._string_buffer)[self._string_length] = <uint16_t>char
+        else:
+            (<uint32_t*>self._string_buffer)[self._string_length] = char
         self._string_length += 1
         return 0
 
@@ -640,8 +695,16 @@ cdef class StreamingJsonParser:
         return self._store_char(unit)
 
     cdef str _string_slice(self, Py_ssize_t start):
-        return PyUnicode_FromKindAndData(PyUnicode_4BYTE_KIND, self._string_buffer + start,
+        if start == 0:
+            return self._whole_string()
+        return PyUnicode_FromKindAndData(self._string_kind, self._string_buffer + start * self._string_kind,
                                          self._string_length - start)
+
+    cdef str _whole_string(self):
+        # The buffer's kind is the one its largest character needs, so the str is one allocation and a memcpy.
+        text = PyUnicode_New(self._string_length, self._string_maxchar)
+        memcpy(PyUnicode_DATA(text), self._string_buffer, self._string_length * self._string_kind)
+        return text
 
     cdef object _flush_string_piece(self):
         """Report this piece's text of the open value string; return it where it was built, else None."""
@@ -669,10 +732,14 @@ cdef class StreamingJsonParser:
         piece = self._flush_string_piece()
         self._mode = STRUCTURE
         if self._string_role == ROLE_DROPPED:
+            value = None
+        else:
+            value = piece if whole_in_piece and piece is not None else self._string_slice(0)
+        self._string_length = self._string_flushed = 0  # a closed string is no longer part of the copy cost
+        if self._string_role == ROLE_DROPPED:
             if not self._dropped_depth:
                 self._frames[index].phase = AFTER_VALUE
             return 0
-        value = piece if whole_in_piece and piece is not None else self._string_slice(0)
         if self._string_role == ROLE_KEY:
             top = &self._frames[index]
             Py_XDECREF(top.key)
