@@ -46,6 +46,7 @@ cdef class StreamingJsonParser:
     cdef char* _string_buffer
     cdef int _string_kind               # bytes a character in the buffer: 1, 2 or 4
     cdef codepoint _string_maxchar
+    cdef codepoint _piece_maxchar       # the largest character since the last flush
     cdef Py_ssize_t _string_length
     cdef Py_ssize_t _string_capacity
     cdef Py_ssize_t _string_flushed
@@ -91,7 +92,6 @@ cdef class StreamingJsonParser:
     cdef int _read_escape_char(self, codepoint char) except -1
     cdef int _add_code_unit(self, codepoint unit) except -1
     cdef str _string_slice(self, Py_ssize_t start)
-    cdef str _whole_string(self)
     cdef object _flush_string_piece(self)
     cdef int _close_string(self) except -1
     cdef int _begin_word(self, codepoint first) except -1

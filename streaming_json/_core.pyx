@@ -50,7 +50,8 @@ ctypedef fused CharT:
 # The rules' numbers, from the one module both backends read them from.
 cdef Py_ssize_t REPORT_DEPTH_LIMIT = _types.REPORT_DEPTH_LIMIT
 cdef Py_ssize_t PENDING_NUMBER_DISPLAY_LIMIT = _types.PENDING_NUMBER_DISPLAY_LIMIT
-cdef long long FREE_COPY_COST = _types.FREE_COPY_COST
+cdef Py_ssize_t FREE_MEMBERS = _types.FREE_MEMBERS
+cdef Py_ssize_t FREE_STRING_CHARS = _types.FREE_STRING_CHARS
 cdef long long CREDIT_PER_APPEND = _types.CREDIT_PER_APPEND
 cdef long long CREDIT_PER_CHAR = _types.CREDIT_PER_CHAR
 cdef Py_ssize_t STRING_CHARS_PER_COST = _types.STRING_CHARS_PER_COST
@@ -178,7 +179,9 @@ cdef class JsonChange:
         return (type(self), self._fields())
 
 
+# Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
 @cython.final
+@cython.no_gc
 cdef class SetChange(JsonChange):
     """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
@@ -198,6 +201,7 @@ cdef class SetChange(JsonChange):
 
 
 @cython.final
+@cython.no_gc
 cdef class AppendChange(JsonChange):
     """``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
@@ -263,6 +267,8 @@ cdef int store_run(StreamingJsonParser parser, const CharT* run, Py_ssize_t coun
         for index in range(count):
             (<uint32_t*>buffer)[length + index] = <uint32_t>run[index]
     parser._string_length = length + count
+    if maxchar > parser._piece_maxchar:
+        parser._piece_maxchar = maxchar
     return 0
 
 
@@ -382,8 +388,9 @@ cdef class StreamingJsonParser:
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned."""
         if not self._dirty or self._busy:
             return self._last_snapshot
-        cdef long long cost = self._open_members + self._depth + self._string_length // STRING_CHARS_PER_COST
-        if cost > FREE_COPY_COST:
+        cdef long long cost
+        if self._open_members > FREE_MEMBERS or self._string_length > FREE_STRING_CHARS:
+            cost = self._open_members + self._depth + self._string_length // STRING_CHARS_PER_COST
             if cost > self._credit:
                 return self._last_snapshot  # not paid for yet: the preview lags until enough text arrives
             self._credit -= cost
@@ -562,6 +569,7 @@ cdef class StreamingJsonParser:
         self._string_length = 0
         self._string_flushed = 0
         self._string_maxchar = 0
+        self._piece_maxchar = 0
         self._string_kind = 1  # the buffer holds at least capacity * kind bytes whatever kind it had before
         self._string_reported = False
         self._string_path = None
@@ -629,6 +637,8 @@ cdef class StreamingJsonParser:
         else:
             (<uint32_t*>self._string_buffer)[self._string_length] = char
         self._string_length += 1
+        if char > self._piece_maxchar:
+            self._piece_maxchar = char
         return 0
 
     cdef int _add_char(self, codepoint char) except -1:
@@ -695,16 +705,16 @@ cdef class StreamingJsonParser:
         return self._store_char(unit)
 
     cdef str _string_slice(self, Py_ssize_t start):
-        if start == 0:
-            return self._whole_string()
-        return PyUnicode_FromKindAndData(self._string_kind, self._string_buffer + start * self._string_kind,
-                                         self._string_length - start)
-
-    cdef str _whole_string(self):
-        # The buffer's kind is the one its largest character needs, so the str is one allocation and a memcpy.
-        text = PyUnicode_New(self._string_length, self._string_maxchar)
-        memcpy(PyUnicode_DATA(text), self._string_buffer, self._string_length * self._string_kind)
+        """The open string's text from ``start`` on; from the last flush, the piece's largest character is known."""
+        cdef codepoint maxchar = self._string_maxchar if start == 0 else self._piece_maxchar
+        cdef int kind = 1 if maxchar < 0x100 else (2 if maxchar < 0x10000 else 4)
+        if kind != self._string_kind:  # the piece is narrower than the buffer: let CPython narrow it
+            return PyUnicode_FromKindAndData(self._string_kind, self._string_buffer + start * self._string_kind,
+                                             self._string_length - start)
+        text = PyUnicode_New(self._string_length - start, maxchar)
+        memcpy(PyUnicode_DATA(text), self._string_buffer + start * kind, (self._string_length - start) * kind)
         return text
+
 
     cdef object _flush_string_piece(self):
         """Report this piece's text of the open value string; return it where it was built, else None."""
@@ -723,6 +733,7 @@ cdef class StreamingJsonParser:
                 self._changes.append(new_append(<tuple>self._string_path, piece))
         if self._string_length > start:
             self._dirty = True
+        self._piece_maxchar = 0
         return piece
 
     cdef int _close_string(self) except -1:

@@ -28,7 +28,8 @@ from ._repair import parse_tool_call_arguments
 from ._types import (
     CREDIT_PER_APPEND,
     CREDIT_PER_CHAR,
-    FREE_COPY_COST,
+    FREE_MEMBERS,
+    FREE_STRING_CHARS,
     MISSING,
     PENDING_NUMBER_DISPLAY_LIMIT,
     REPORT_DEPTH_LIMIT,
@@ -275,8 +276,8 @@ class StreamingJsonParser:
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned."""
         if not self._dirty:
             return self._last_snapshot
-        cost = self._open_members + len(self._frames) + self._string_length // STRING_CHARS_PER_COST
-        if cost > FREE_COPY_COST:
+        if self._open_members > FREE_MEMBERS or self._string_length > FREE_STRING_CHARS:
+            cost = self._open_members + len(self._frames) + self._string_length // STRING_CHARS_PER_COST
             if cost > self._credit:
                 return self._last_snapshot  # not paid for yet: the preview lags until enough text arrives
             self._credit -= cost
