@@ -9,11 +9,16 @@ variable ``STREAMING_JSON_PURE_PYTHON=1`` is set at import.
 from __future__ import annotations
 
 import os as _os
+from typing import TYPE_CHECKING
 
 from ._repair import parse_json_with_repair, parse_tool_call_arguments, repair_json
 from ._types import MISSING, MissingType, ToolCallReplace, ToolCallResult
 
-if _os.environ.get("STREAMING_JSON_PURE_PYTHON", "") not in ("", "0"):
+if TYPE_CHECKING:  # both backends have one interface; type checkers read the pure one
+    from ._pure import AppendChange, JsonChange, SetChange, StreamingJsonParser, ToolCallArgumentsStream
+
+    BACKEND: str
+elif _os.environ.get("STREAMING_JSON_PURE_PYTHON", "") not in ("", "0"):
     from ._pure import AppendChange, JsonChange, SetChange, StreamingJsonParser, ToolCallArgumentsStream
 
     BACKEND = "python"

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import codecs
 import re
-from typing import Any, Optional, Union
+from typing import Any, Literal, Optional, Union
 
 from ._repair import parse_tool_call_arguments
 from ._types import (
@@ -82,7 +82,7 @@ class SetChange(JsonChange):
     """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
     __slots__ = ("value",)
-    kind = "set"
+    kind: Literal["set"] = "set"
     value: Any
 
     def __init__(self, path: Path, value: Any) -> None:
@@ -100,7 +100,7 @@ class AppendChange(JsonChange):
     """``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
     __slots__ = ("text",)
-    kind = "append"
+    kind: Literal["append"] = "append"
     text: str
 
     def __init__(self, path: Path, text: str) -> None:
@@ -383,7 +383,7 @@ class StreamingJsonParser:
         path = self._place(parent, container)
         frame = _Frame(container, is_object, path)
         if path is not None:
-            self._changes.append(SetChange(path, {} if is_object else []))  # type: ignore[arg-type]
+            self._changes.append(SetChange(path, {} if is_object else []))
         self._frames.append(frame)
         self._dirty = True
 
