@@ -12,7 +12,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
-	$(BIN)/python -m pip install --quiet "setuptools>=69" "Cython>=3.1,<4" wheel
+	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.1,<4" wheel
 	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test]'
 	$(BIN)/python -c 'import streaming_json as s; print("streaming_json backend:", s.BACKEND)'
 	touch $(STAMP)
@@ -32,7 +32,7 @@ fuzz: $(STAMP)
 	$(BIN)/python fuzz/run.py --minutes $${FUZZ_MINUTES:-60}
 
 annotate: $(BIN)/python
-	$(BIN)/python -m pip install --quiet "setuptools>=69" "Cython>=3.1,<4"
+	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.1,<4"
 	$(BIN)/python -m cython -3 --annotate streaming_json/_core.pyx -o streaming_json/_core.c
 	@echo "annotated HTML: streaming_json/_core.html"
 

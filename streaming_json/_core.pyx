@@ -22,6 +22,7 @@ from ._types import MISSING, ToolCallReplace
 
 cdef extern from "Python.h":
     Py_ssize_t PyTuple_GET_SIZE(object items)
+    int PyErr_CheckSignals() except? -1
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
     Py_ssize_t PyUnicode_GET_LENGTH(object text)
@@ -55,6 +56,8 @@ cdef Py_ssize_t FREE_STRING_CHARS = _types.FREE_STRING_CHARS
 cdef long long CREDIT_PER_APPEND = _types.CREDIT_PER_APPEND
 cdef long long CREDIT_PER_CHAR = _types.CREDIT_PER_CHAR
 cdef Py_ssize_t STRING_CHARS_PER_COST = _types.STRING_CHARS_PER_COST
+
+cdef Py_ssize_t SIGNAL_CHECK_CHARS = 1 << 20
 
 cdef enum:
     # Modes: what the next character belongs to.
@@ -428,14 +431,25 @@ cdef class StreamingJsonParser:
         return decoded
 
     cdef int _read(self, str text) except -1:
+        # Long texts are read in slices with a check for signals between them, so that Ctrl-C can stop a huge
+        # append() between two characters, where the state is whole.
         cdef int kind = PyUnicode_KIND(text)
-        cdef void* data = PyUnicode_DATA(text)
+        cdef char* data = <char*>PyUnicode_DATA(text)
         cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text)
-        if kind == PyUnicode_1BYTE_KIND:
-            return read_text(self, <const uint8_t*>data, length)
-        if kind == PyUnicode_2BYTE_KIND:
-            return read_text(self, <const uint16_t*>data, length)
-        return read_text(self, <const uint32_t*>data, length)
+        cdef Py_ssize_t start = 0
+        cdef Py_ssize_t count
+        while start < length:
+            count = min(length - start, SIGNAL_CHECK_CHARS)
+            if kind == PyUnicode_1BYTE_KIND:
+                read_text(self, <const uint8_t*>(data + start), count)
+            elif kind == PyUnicode_2BYTE_KIND:
+                read_text(self, <const uint16_t*>(data + 2 * start), count)
+            else:
+                read_text(self, <const uint32_t*>(data + 4 * start), count)
+            start += count
+            if start < length and PyErr_CheckSignals() < 0:
+                return -1
+        return 0
 
     # --- Structure ----------------------------------------------------------------------------------------------
 

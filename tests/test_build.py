@@ -1,0 +1,88 @@
+"""Packaging: the compiled core builds into a wheel that installs and passes the suite in a fresh environment, and a
+build without a compiler still installs, with the pure backend and one warning line.
+
+These tests build and install the package, so they are marked slow; ``make test`` runs them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.slow
+
+
+def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: int = 900) -> str:
+    result = subprocess.run(
+        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+    assert result.returncode == 0, f"{command} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result.stdout + result.stderr
+
+
+def _source_copy(tmp_path: Path) -> Path:
+    """The project as a fresh clone has it: no build products, no virtual environment."""
+    source = tmp_path / "source"
+    ignore = shutil.ignore_patterns(".venv", "build", "dist", "*.egg-info", "*.so", "_core.c", "_core.html",
+                                    "__pycache__", ".git", ".pytest_cache", ".hypothesis", ".benchmarks")
+    shutil.copytree(ROOT, source, ignore=ignore)
+    return source
+
+
+def _build_wheel(source: Path, out: Path, env: dict[str, str]) -> tuple[Path, str]:
+    # The build uses this environment's setuptools and Cython (no download), as `make` installs them.
+    log = _run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-v", "-w", str(out),
+                str(source)], cwd=source, env=env)
+    wheels = list(out.glob("streaming_json-*.whl"))
+    assert len(wheels) == 1, log[-2000:]
+    return wheels[0], log
+
+
+def _fresh_environment(path: Path) -> Path:
+    venv.create(path, with_pip=True, clear=True)
+    return path / "bin" / "python"
+
+
+def test_wheel_installs_into_a_fresh_environment_and_passes_the_suite(tmp_path: Path) -> None:
+    source = _source_copy(tmp_path)
+    wheel, _ = _build_wheel(source, tmp_path / "dist", dict(os.environ))
+    assert "-cp3" in wheel.name and "none-any" not in wheel.name, f"not a compiled wheel: {wheel.name}"
+    python = _fresh_environment(tmp_path / "env")
+    _run([str(python), "-m", "pip", "install", "--quiet", str(wheel), "pytest", "hypothesis"], cwd=tmp_path)
+    # The suite runs from a folder of its own, so `import streaming_json` can only find the installed package.
+    tests = tmp_path / "suite" / "tests"
+    shutil.copytree(source / "tests", tests)
+    env = dict(os.environ, STREAMING_JSON_REQUIRE_COMPILED="1")
+    output = _run([str(python), "-c", "import streaming_json, sys; print(streaming_json.__file__, streaming_json.BACKEND)"],
+                  cwd=tests.parent, env=env)
+    assert "site-packages" in output and "cython" in output, output
+    _run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "-o", "addopts=",
+          "tests"], cwd=tests.parent, env=env, timeout=1800)
+
+
+@pytest.mark.parametrize("how", ["no compiler", "STREAMING_JSON_NO_EXTENSIONS"])
+def test_a_build_without_the_compiled_core_installs_the_pure_backend(tmp_path: Path, how: str) -> None:
+    source = _source_copy(tmp_path)
+    env = dict(os.environ)
+    if how == "no compiler":
+        env["CC"] = "/bin/false"
+    else:
+        env["STREAMING_JSON_NO_EXTENSIONS"] = "1"
+    wheel, log = _build_wheel(source, tmp_path / "dist", env)
+    if how == "no compiler":
+        warnings = [line for line in log.splitlines() if "WARNING: streaming_json:" in line]
+        assert len(warnings) == 1 and "pure-Python backend" in warnings[0], log[-3000:]
+    python = _fresh_environment(tmp_path / "env")
+    _run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)], cwd=tmp_path)
+    output = _run([str(python), "-c", (
+        "import streaming_json as s; p = s.StreamingJsonParser(); p.append('{\"a\": [1, \"b'); "
+        "print(s.BACKEND, p.snapshot())"
+    )], cwd=tmp_path)
+    assert output.strip() == "python {'a': [1, 'b']}"

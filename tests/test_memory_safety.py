@@ -1,0 +1,130 @@
+"""Interpreter safety: no leaked references or buffers, MemoryError instead of a crash, no crash from concurrent
+use, and a parser that stays usable after an interrupted append()."""
+
+from __future__ import annotations
+
+import gc
+import json
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+from types import ModuleType
+
+import pytest
+
+from streaming_json import MISSING
+
+DOCUMENTS = [
+    '{"path": "a.py", "content": "print(\\"hi\\")\\n", "n": [1, 2.5, true, null], "k\\u00e9": {"deep": [[]]}}',
+    '[1, "two", {"three": 3}, [4, [5]], "\\ud83d\\ude00", -6e2]',
+    '{"unterminated": "text that never ends',
+    '{"bad": [tru, 01, "x\\d", NaN}}, trailing',
+]
+
+
+def _parse_in_pieces(backend: ModuleType, text: str, as_bytes: bool) -> object:
+    parser = backend.StreamingJsonParser()
+    data: bytes | str = text.encode() if as_bytes else text
+    for start in range(0, len(data), 7):
+        parser.append(data[start : start + 7])
+        parser.snapshot()
+    return parser.snapshot()
+
+
+def test_memory_stops_growing_over_200000_documents(backend: ModuleType) -> None:
+    # A leaked reference or buffer per document shows as blocks that are never freed.
+    for number in range(2_000):
+        _parse_in_pieces(backend, DOCUMENTS[number % 4], as_bytes=bool(number % 2))
+    gc.collect()
+    before = sys.getallocatedblocks()
+    count = 200_000 if backend.__name__.endswith("_core") else 20_000  # the pure backend: fewer, same check
+    for number in range(count):
+        _parse_in_pieces(backend, DOCUMENTS[number % 4], as_bytes=bool(number % 2))
+    gc.collect()
+    assert sys.getallocatedblocks() - before < 500
+
+
+def test_allocation_failure_raises_memory_error_not_a_crash(backend: ModuleType) -> None:
+    pytest.importorskip("_testcapi")
+    script = textwrap.dedent(
+        f"""
+        import _testcapi, importlib
+        backend = importlib.import_module({backend.__name__!r})
+        parser = backend.StreamingJsonParser()
+        parser.append('{{"a": [1, 2, {{"b": "')
+        failures = 0
+        for start in range(0, 60):
+            _testcapi.set_nomemory(start, 0)
+            try:
+                parser.append('x' * 5000 + '", "c": [[[[' + '1, ' * 100)
+                parser.snapshot()
+            except MemoryError:
+                failures += 1
+            finally:
+                _testcapi.remove_mem_hooks()
+        parser.append(']]]]}}]}}')
+        parser.snapshot()
+        print("failures", failures)
+        """
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert int(result.stdout.split()[1]) > 0  # allocations did fail, and each failure was a MemoryError
+
+
+def test_one_parser_used_from_several_threads_does_not_crash(backend: ModuleType) -> None:
+    parser = backend.StreamingJsonParser()
+    parser.append("[")
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def hammer() -> None:
+        while not stop.is_set():
+            try:
+                parser.append('{"k": "' + "v" * 50 + '"}, [1, 2, 3], ')
+                parser.snapshot()
+            except Exception as error:  # results may be meaningless here; the interpreter must not crash
+                errors.append(error)
+
+    threads = [threading.Thread(target=hammer) for _ in range(4)]
+    switch_interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for thread in threads:
+            thread.start()
+        stop.wait(1.5)
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        sys.setswitchinterval(switch_interval)
+    assert isinstance(parser.snapshot(), list)
+    assert all(isinstance(error, RuntimeError) for error in errors) or not backend.__name__.endswith("_core")
+
+
+def test_keyboard_interrupt_during_a_long_append_leaves_the_parser_usable(backend: ModuleType) -> None:
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals are delivered to the main thread")
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    parser = backend.StreamingJsonParser()
+    parser.append('{"log": "')
+    huge = "abc\\n" * 20_000_000  # long enough that the timer fires inside append()
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        with pytest.raises(KeyboardInterrupt):
+            parser.append(huge)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    parser.append('", "after": [1, 2]}')
+    value = parser.snapshot()
+    assert value is not MISSING
+    assert value["after"] == [1, 2]
+    assert value["log"].startswith("abc\nabc\n")
+    assert json.dumps(value)
