@@ -155,7 +155,8 @@ cdef inline codepoint simple_escape(codepoint char) noexcept nogil:
     return 0
 
 
-@cython.freelist(128)
+# Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
+@cython.no_gc
 cdef class JsonChange:
     """One change that a piece of text made to the value: a :class:`SetChange` or an :class:`AppendChange`."""
 
@@ -182,7 +183,6 @@ cdef class JsonChange:
         return (type(self), self._fields())
 
 
-# Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
 @cython.final
 @cython.no_gc
 cdef class SetChange(JsonChange):
