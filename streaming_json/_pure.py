@@ -576,9 +576,10 @@ class StreamingJsonParser:
     def _read_word(self, text: str, position: int, length: int) -> int:
         end = _WORD_RUN.match(text, position).end()  # type: ignore[union-attr]
         if end > position:
-            # Keep a number's whole text (its value needs it); a literal's only while it can still be one.
+            # Keep a number's whole text (its value needs it); a literal's only while it can still be one. Merged
+            # chunks: a number read in n tiny pieces is held in O(log n) strings, not n small objects.
             if self._word_kind == _NUMBER_WORD or self._word_length <= _LITERAL_MAX_LENGTH:
-                self._word_chunks.append(text[position:end])
+                _push_merged(self._word_chunks, text[position:end])
             self._word_length += end - position
             if self._word_role == _VALUE:
                 self._dirty = True
