@@ -1,0 +1,222 @@
+"""Total time is linear in the text, whatever the cut, with a snapshot after every piece (issue 2); and the
+fresh-snapshot guarantee: while the open path is small, every snapshot shows the text read so far.
+
+Each workload is timed at a calibrated size ``n`` (about 0.1 s on the pure backend) and at ``8 n``; the time per
+character at ``8 n`` must stay within 2.5 times that at ``n``. Times are the minimum of a few runs, and the large size
+is re-run before a failure is reported, to keep scheduler noise out.
+"""
+
+from __future__ import annotations
+
+import functools
+import gc
+import math
+import random
+import time
+from types import ModuleType
+from typing import Any, Callable
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streaming_json import MISSING, _pure
+from streaming_json._types import FREE_MEMBERS, FREE_STRING_CHARS
+
+from .jsonvalues import identical_json
+from .strategies import examples
+
+TARGET_SECONDS = 0.1  # the small size takes at least this long
+GROWTH = 8
+MAX_RATIO = 2.5
+
+
+# 30 characters of string content: plain, non-BMP and escaped characters.
+_STRING_UNIT = "ab\u00e9\u4e2d\U0001f600\\n\\\"\\u00e9 xyz0123456789."
+
+
+# name -> (text of about n characters, piece size: 1, or 0 for seeded random cuts of 1 to 16 characters)
+WORKLOADS: dict[str, tuple[Callable[[int], str], int]] = {
+    "long string": (lambda n: '"' + _STRING_UNIT * (n // 30), 1),
+    "long string, random cuts": (lambda n: '"' + _STRING_UNIT * (n // 30), 0),
+    "wide open array": (lambda n: "[" + "1," * (n // 2), 1),
+    "wide open array of strings": (lambda n: '["' + '","'.join(["ab"] * (n // 5)), 1),
+    "wide open object": (lambda n: "{" + "".join(f'"k{i}":{i},' for i in range(n // 12)), 1),
+    "deep open array": (lambda n: "[" * n, 1),
+    "deep open object": (lambda n: '{"a":' * (n // 5), 1),
+    "deep open path, random cuts": (lambda n: '{"a":[' * (n // 6), 0),
+    "backslash run in a string": (lambda n: '"' + "\\" * n, 1),
+    "whitespace run": (lambda n: "[" + " " * n, 1),
+    "pending number": (lambda n: "[" + "1" * n, 1),
+    "pending root number": (lambda n: "-" + "1" * n, 1),
+    "pending fraction": (lambda n: "[0." + "5" * n, 0),
+}
+
+
+def _pieces(text: str, size: int) -> list[str]:
+    if size:
+        return [text[i : i + size] for i in range(0, len(text), size)]
+    rng = random.Random(len(text))
+    pieces = []
+    position = 0
+    while position < len(text):
+        step = rng.randint(1, 16)
+        pieces.append(text[position : position + step])
+        position += step
+    return pieces
+
+
+def _seconds(backend: ModuleType, pieces: list[str], repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        parser = backend.StreamingJsonParser()
+        append = parser.append
+        snapshot = parser.snapshot
+        start = time.perf_counter()
+        for piece in pieces:
+            append(piece)
+            snapshot()
+        best = min(best, time.perf_counter() - start)
+        del parser, append, snapshot
+    return best
+
+
+@functools.lru_cache(maxsize=None)
+def _calibrated_size(name: str) -> int:
+    """The size at which the workload takes ``TARGET_SECONDS`` on the pure backend: the compiled core runs the same
+    sizes (faster, so its small size is timed over more repeats)."""
+    make, size = WORKLOADS[name]
+    n = 4096
+    while n < 2**20 and _seconds(_pure, _pieces(make(n), size), 1) < TARGET_SECONDS:
+        n *= 2
+    return n
+
+
+@pytest.mark.parametrize("name", list(WORKLOADS))
+def test_time_is_linear(backend: ModuleType, name: str) -> None:
+    make, size = WORKLOADS[name]
+    n = _calibrated_size(name)
+    small_text, large_text = make(n), make(GROWTH * n)
+    small_pieces, large_pieces = _pieces(small_text, size), _pieces(large_text, size)
+    first = _seconds(backend, small_pieces, 1)
+    repeats = min(10, max(3, math.ceil(3 * TARGET_SECONDS / max(first, 1e-6))))
+    small = min(first, _seconds(backend, small_pieces, repeats)) / len(small_text)
+    large = float("inf")
+    for _ in range(3):
+        large = min(large, _seconds(backend, large_pieces, 1) / len(large_text))
+        if large <= MAX_RATIO * small:
+            break
+    assert large <= MAX_RATIO * small, (
+        f"{name}: {small * 1e6:.3f} us a character at {len(small_text)} characters, "
+        f"{large * 1e6:.3f} us at {len(large_text)} ({large / small:.2f}x)"
+    )
+
+
+# --- The fresh-snapshot guarantee ----------------------------------------------------------------------------------
+
+
+def _one_piece(backend: ModuleType, text: Any) -> Any:
+    parser = backend.StreamingJsonParser()
+    parser.append(text)
+    return parser.snapshot()
+
+
+def _assert_every_snapshot_fresh(backend: ModuleType, pieces: list[Any], sample: int = 64) -> None:
+    """Feed ``pieces`` with a snapshot after each; every snapshot must show the text read so far.
+
+    A stale snapshot is the previous snapshot returned again, so wherever the same object comes back it must still
+    equal a one-piece parse of the text so far; a new object is built from the text so far, and every ``sample``-th
+    one (and the last) is compared with a one-piece parse too.
+    """
+    parser = backend.StreamingJsonParser()
+    text = pieces[0][:0] if pieces else ""
+    previous: Any = object()
+    for number, piece in enumerate(pieces):
+        parser.append(piece)
+        snapshot = parser.snapshot()
+        text += piece
+        if snapshot is not previous and number % sample and number != len(pieces) - 1:
+            previous = snapshot
+            continue
+        previous = snapshot
+        expected = _one_piece(backend, text)
+        fresh = snapshot is MISSING if expected is MISSING else identical_json(snapshot, expected)
+        assert fresh, f"stale snapshot after {len(text)} characters ({text[-40:]!r}): {str(snapshot)[-80:]}"
+
+
+def _string_of(length: int) -> str:
+    """JSON string content that decodes to ``length`` characters: a few escapes (split escapes leave the value
+    unchanged, which the freshness check verifies with a full parse), then plain and non-BMP characters."""
+    escapes = ["\\n", "\\u00e9", "\\ud83d\\ude00", "\\\\", '\\"', "\\t"]
+    plain = ["a", "\U0001f600", "z", "\u4e2d", " ", "\u00e9", "0"]
+    return "".join(escapes[i % len(escapes)] if i < 24 else plain[i % len(plain)] for i in range(length))
+
+
+def _open_path_cases() -> dict[str, str]:
+    members = FREE_MEMBERS  # the open string is one of them
+    string = '"' + _string_of(FREE_STRING_CHARS)
+    return {
+        "deep array": "[" * members + string,
+        "deep object": '{"k":' * members + string,
+        "wide array": "[" + "1," * (members - 1) + string,
+        "wide object": "{" + "".join(f'"k{i}":{i},' for i in range(members - 1)) + '"s":' + string,
+        "deep and wide": "[" * (members // 2) + "true," * (members // 2 - 1) + string,
+        # Members of closed containers are not part of the open path: here 200 of them.
+        "closed members do not count": "[" + '[1,2,3,{"a":"b"}],' * 50 + "[" * (members - 52) + "1," + string,
+    }
+
+
+@pytest.mark.parametrize("case", list(_open_path_cases()))
+def test_small_open_path_is_always_fresh(backend: ModuleType, case: str) -> None:
+    """At most 256 members and elements open and an open string of at most 4,096 characters: one-character pieces,
+    a snapshot after each, every one fresh."""
+    _assert_every_snapshot_fresh(backend, list(_open_path_cases()[case]))
+
+
+def test_small_open_path_is_always_fresh_in_bytes(backend: ModuleType) -> None:
+    text = "[" * (FREE_MEMBERS // 2) + '"' + _string_of(FREE_STRING_CHARS)
+    data = text.encode("utf-8")
+    _assert_every_snapshot_fresh(backend, [data[i : i + 1] for i in range(len(data))])
+
+
+@st.composite
+def _small_open_paths(draw: st.DrawFn) -> str:
+    """Random text whose open path never holds more than 256 members and whose strings stay short."""
+    out: list[str] = []
+    open_stack: list[list[Any]] = []  # per open container: [is_object, members]
+    budget = FREE_MEMBERS  # members ever placed: an upper bound on those open at any time
+    while budget > 0 and draw(st.integers(0, 40)) != 0:
+        top = open_stack[-1] if open_stack else None
+        choice = draw(st.integers(0, 5))
+        if top is not None and choice == 0:
+            open_stack.pop()
+            out.append("}" if top[0] else "]")
+            if not open_stack:
+                break  # the root closed: text after it is ignored
+            continue
+        if top is not None:
+            if top[1]:
+                out.append(",")
+            if top[0]:
+                out.append(f'"{draw(st.sampled_from(["a", "b", "key", "k"]))}{len(out)}":')
+            top[1] += 1
+        budget -= 1
+        if choice in (1, 2) or top is None:
+            is_object = draw(st.booleans())
+            out.append("{" if is_object else "[")
+            open_stack.append([is_object, 0])
+        elif choice == 3:
+            out.append('"' + _string_of(draw(st.integers(0, 40))) + '"')
+        elif choice == 4:
+            out.append(draw(st.sampled_from(["1", "-2.5e3", "true", "null", "[1,[2]]", '{"x":{}}'])))
+        else:
+            out.append(draw(st.sampled_from(['"' + _string_of(300), "12", "tr", "-", "1e"])))  # open last value
+            break
+    return "".join(out)
+
+
+@examples(30)
+@given(_small_open_paths())
+def test_random_small_open_paths_are_always_fresh(backend: ModuleType, text: str) -> None:
+    _assert_every_snapshot_fresh(backend, list(text))

@@ -1,0 +1,361 @@
+"""Robustness (issue 5): deep nesting, hostile sizes in linear time and memory, snapshot immutability under stress,
+``append()`` type errors, and a bounded hypothesis fuzz of malformed text (differential between backends).
+
+Hostile sizes run at their full size on the compiled core. The pure backend runs the heavy ones scaled down (the
+``pure_scale`` column, noted per case): at full size they take 5 to 15 s each there, and the time-per-character
+check at two sizes 8x apart says the same thing at any size.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import time
+import tracemalloc
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable
+
+import pytest
+from hypothesis import given
+
+from streaming_json import MISSING
+
+from .conftest import AVAILABLE_BACKENDS
+from .jsonvalues import deep_copy
+from .strategies import (
+    FRAGMENTS,
+    REPORT_DEPTH,
+    apply_changes,
+    examples,
+    identical_deep,
+    random_pieces,
+    run_lockstep,
+    split_at,
+)
+
+MILLION = 10**6
+
+
+def _is_pure(backend: ModuleType) -> bool:
+    return backend.__name__.endswith("_pure")
+
+
+def _nested_depth(value: Any) -> int:
+    """Depth of a value nested through the last item of each container, without recursion."""
+    depth = 0
+    while isinstance(value, (list, dict)):
+        depth += 1
+        if not value:
+            break
+        value = value[-1] if isinstance(value, list) else value[next(reversed(value))]
+    return depth
+
+
+def _assert_json_value(value: Any) -> None:
+    """Only JSON types (dict with str keys, list, str, int, float, bool, None), checked without recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            assert all(type(key) is str for key in item), item
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        else:
+            assert item is None or type(item) in (str, int, float, bool), repr(item)
+
+
+# --- C. A million levels deep --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "opener,closer,form",
+    [("[", "]", "str"), ("[", "]", "bytes"), ('{"a":', "}", "str")],
+    ids=["array", "array-bytes", "object"],
+)
+def test_a_million_levels_deep(backend: ModuleType, opener: str, closer: str, form: str) -> None:
+    # The pure backend reads the object form (five characters a level) a quarter as deep, to keep this test short.
+    depth = MILLION // 4 if _is_pure(backend) and len(opener) > 1 else MILLION
+    opening, closing = opener * depth, closer * depth
+    pieces: list[Any] = [opening, closing] if form == "str" else [opening.encode(), closing.encode()]
+    parser = backend.StreamingJsonParser()
+    applied: Any = MISSING
+
+    changes = parser.append(pieces[0])
+    # One empty container at each reported level; nothing deeper is reported while it is open.
+    assert [len(change.path) for change in changes] == list(range(REPORT_DEPTH + 1))
+    for change in changes:
+        applied = apply_changes(applied, change)
+    open_snapshot = parser.snapshot()
+    assert _nested_depth(open_snapshot) == depth
+    kept = deep_copy(open_snapshot)
+
+    changes = parser.append(pieces[1])
+    # The container at the report limit arrives whole when it closes.
+    assert [(change.kind, len(change.path)) for change in changes] == [("set", REPORT_DEPTH)]
+    assert _nested_depth(changes[0].value) == depth - REPORT_DEPTH
+    for change in changes:
+        applied = apply_changes(applied, change)
+    final = parser.snapshot()
+    assert _nested_depth(final) == depth
+    assert identical_deep(applied, final)
+    assert identical_deep(open_snapshot, kept)  # the open snapshot did not change when the containers closed
+    # Text after the root is ignored.
+    assert parser.append(pieces[1][:3]) == [] and parser.snapshot() is final
+
+
+def test_a_million_levels_deep_in_small_pieces(backend: ModuleType) -> None:
+    """Open and close in 1,000-character pieces, a snapshot after each: the open path is copied only as the
+    copy credit allows, so this stays linear; every snapshot is a value of the text read at some point."""
+    depth = MILLION // 4 if _is_pure(backend) else MILLION
+    text = "[" * depth + "]" * depth
+    parser = backend.StreamingJsonParser()
+    previous: Any = MISSING
+    fresh = 0
+    for start in range(0, len(text), 1000):
+        parser.append(text[start : start + 1000])
+        snapshot = parser.snapshot()
+        if snapshot is not previous:  # a new copy of the open path: walk it (as costly as the copy was)
+            fresh += 1
+            assert _nested_depth(snapshot) <= min(depth, start + 1000)
+            previous = snapshot
+    assert _nested_depth(parser.snapshot()) == depth
+    assert fresh >= 2  # the first levels (within the free copy size) and the closed value at least
+
+
+# --- D. Hostile sizes: linear time, bounded memory -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hostile:
+    make: Callable[[int], str]  # the text for size n
+    full: int  # n at full size
+    piece: int  # characters a piece; a snapshot after every piece
+    bytes_per_char: float  # tracemalloc peak allowed, per character of input
+    pure_scale: int = 1  # the pure backend runs full // pure_scale
+
+
+def _object_members(n: int) -> str:
+    return "{" + "".join(f'"{i:x}":{i % 10},' for i in range(n))
+
+
+HOSTILE: dict[str, Hostile] = {
+    # About 180 bytes a level on the pure backend: the working list, its frame and the snapshot's copy.
+    "million-deep nesting, open and closed": Hostile(lambda n: "[" * n + "]" * n, MILLION, 4096, 400, pure_scale=4),
+    "million-element open array": Hostile(lambda n: "[" + "1," * n, MILLION, 8, 32, pure_scale=8),
+    "million-member open object": Hostile(_object_members, MILLION, 16, 32, pure_scale=8),
+    # The string is held as chunks, the last snapshot's copy, and a new copy while it is built.
+    "1 MB string, one character a piece": Hostile(lambda n: '"' + "abcdefgh" * (n // 8), MILLION, 1, 8, pure_scale=4),
+    "100,000-digit number, complete": Hostile(lambda n: "1" * n + " ", 100_000, 2, 8),
+    "100,000-digit number, pending": Hostile(lambda n: "[-" + "7" * n, 100_000, 1, 8),
+    "100,000-digit fraction, pending": Hostile(lambda n: "0." + "5" * n, 100_000, 3, 8),
+    "megabyte of backslashes": Hostile(lambda n: '"' + "\\" * n, MILLION, 7, 8),
+    "megabyte of whitespace": Hostile(lambda n: "[" + " \t\r\n" * (n // 4), MILLION, 5, 4),
+    "megabyte of whitespace after the root": Hostile(lambda n: "{}" + " " * n, MILLION, 64, 4),
+    "megabyte of \\u fragments": Hostile(lambda n: '"' + "\\u12" * (n // 4), MILLION, 3, 16),
+    "megabyte of lone surrogate escapes": Hostile(lambda n: '["' + "\\ud83d" * (n // 6), MILLION, 5, 16),
+}
+
+
+def _run(backend: ModuleType, text: str, piece: int) -> Any:
+    parser = backend.StreamingJsonParser()
+    append = parser.append
+    snapshot = parser.snapshot
+    for start in range(0, len(text), piece):
+        append(text[start : start + piece])
+        snapshot()
+    return parser.snapshot()
+
+
+def _seconds(backend: ModuleType, text: str, piece: int, repeats: int) -> float:
+    best = float("inf")
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        _run(backend, text, piece)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_input_linear_time(backend: ModuleType, name: str) -> None:
+    case = HOSTILE[name]
+    n = case.full // case.pure_scale if _is_pure(backend) else case.full
+    small_text, large_text = case.make(n // 8), case.make(n)
+    small = _seconds(backend, small_text, case.piece, 3) / len(small_text)
+    large = float("inf")
+    for _ in range(3):
+        large = min(large, _seconds(backend, large_text, case.piece, 1) / len(large_text))
+        if large <= 2.5 * small:
+            break
+    assert large <= 2.5 * small, (
+        f"{name}: {small * 1e9:.0f} ns a character at {len(small_text)}, {large * 1e9:.0f} ns at {len(large_text)}"
+    )
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_input_bounded_memory(backend: ModuleType, name: str) -> None:
+    case = HOSTILE[name]
+    n = case.full // case.pure_scale if _is_pure(backend) else case.full
+    # The memory bound is size-independent, so the pure backend checks it at an eighth of its timing size.
+    text = case.make(n // 8 if _is_pure(backend) else n)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        final = _run(backend, text, case.piece)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert final is MISSING or _nested_depth(final) >= 0
+    assert peak <= case.bytes_per_char * len(text), (
+        f"{name}: peak {peak / len(text):.1f} bytes a character (allowed {case.bytes_per_char})"
+    )
+
+
+def test_huge_numbers_read_as_json_loads_reads_floats(backend: ModuleType) -> None:
+    """More digits than int() accepts: the number reads as the float it names (as repair's strict parse does)."""
+    parser = backend.StreamingJsonParser()
+    changes = parser.append("[" + "9" * 100_000 + ", 0." + "3" * 100_000 + ", 1e" + "0" * 99_999 + "1]")
+    values = [change.value for change in changes[1:]]
+    assert values == [float("inf"), 0.3333333333333333, 10.0]
+    assert parser.snapshot() == values
+
+
+# --- Snapshot immutability under stress ----------------------------------------------------------------------------
+
+
+def _mutated_stream(rng: random.Random, documents: int) -> list[str]:
+    """Random documents with random damage, as a list of pieces of a few characters."""
+    texts = []
+    for _ in range(documents):
+        text = json.dumps(_random_value(rng, 3), ensure_ascii=rng.random() < 0.5)
+        for _ in range(rng.randint(0, 3)):
+            position = rng.randint(0, len(text))
+            if rng.random() < 0.5:
+                text = text[:position] + rng.choice(FRAGMENTS) + text[position:]
+            else:
+                text = text[:position] + text[position + rng.randint(1, 3) :]
+        texts.append(text)
+    stream = "[" + ",".join(texts)
+    return split_at(stream, [rng.randint(0, len(stream)) for _ in range(len(stream) // 4)])
+
+
+def _random_value(rng: random.Random, depth: int) -> Any:
+    kind = rng.randint(0, 7 if depth else 4)
+    if kind == 0:
+        return rng.choice([None, True, False])
+    if kind == 1:
+        return rng.randint(-(10**12), 10**12)
+    if kind == 2:
+        return rng.uniform(-1e6, 1e6)
+    if kind in (3, 4):
+        return "".join(rng.choice('ab "\\\n\t\u00e9\U0001f600\x01/') for _ in range(rng.randint(0, 12)))
+    if kind in (5, 6):
+        return [_random_value(rng, depth - 1) for _ in range(rng.randint(0, 4))]
+    return {f"k{rng.randint(0, 5)}": _random_value(rng, depth - 1) for _ in range(rng.randint(0, 4))}
+
+
+def test_snapshots_and_changes_never_change(backend: ModuleType) -> None:
+    rng = random.Random(20240605)
+    kept: list[tuple[Any, Any]] = []
+    streams = 0
+    for _ in range(60):
+        parser = backend.StreamingJsonParser()
+        streams += 1
+        for piece in _mutated_stream(rng, 60):
+            for change in parser.append(piece):
+                value = change.value if change.kind == "set" else change.text
+                kept.append((value, deep_copy(value)))
+            snapshot = parser.snapshot()
+            if not kept or snapshot is not kept[-1][0]:
+                kept.append((snapshot, deep_copy(snapshot)))
+    assert len(kept) > 10_000
+    for value, copy in kept:
+        assert (value is MISSING and copy is MISSING) or identical_deep(value, copy), f"{copy!r} became {value!r}"
+
+
+# --- append() type errors ------------------------------------------------------------------------------------------
+
+
+class _Str(str):
+    pass
+
+
+@pytest.mark.parametrize("bad", [1, None, ["["], 1.5, {"a": 1}, object()], ids=repr)
+def test_append_rejects_what_is_not_text(backend: ModuleType, bad: Any) -> None:
+    parser = backend.StreamingJsonParser()
+    with pytest.raises(TypeError):
+        parser.append(bad)
+    parser.append("[1")
+    with pytest.raises(TypeError):
+        parser.append(bad)
+    parser.append(",2]")  # the parser carries on where it was
+    assert parser.snapshot() == [1, 2]
+
+
+def test_one_parser_reads_str_or_bytes_not_both(backend: ModuleType) -> None:
+    parser = backend.StreamingJsonParser()
+    parser.append('["a')
+    for other in (b"b", bytearray(b"b"), memoryview(b"b")):
+        with pytest.raises(TypeError):
+            parser.append(other)
+    parser.append('b"]')
+    assert parser.snapshot() == ["ab"]
+
+    parser = backend.StreamingJsonParser()
+    parser.append(b'["\xc3')  # half of an é
+    with pytest.raises(TypeError):
+        parser.append("x")
+    parser.append(bytearray(b'\xa9'))
+    parser.append(memoryview(b'"]'))
+    assert parser.snapshot() == ["\u00e9"]
+
+
+def test_empty_pieces_and_str_subclasses(backend: ModuleType) -> None:
+    parser = backend.StreamingJsonParser()
+    assert parser.append("") == [] and parser.snapshot() is MISSING
+    parser.append(_Str('{"a": "b'))
+    assert parser.append("") == []
+    assert parser.snapshot() == {"a": "b"}
+    parser = backend.StreamingJsonParser()
+    assert parser.append(b"") == [] and parser.snapshot() is MISSING
+
+
+# --- E. Fuzz: malformed text never raises, and every backend reads it alike ----------------------------------------
+
+
+@examples(400)
+@given(random_pieces())
+def test_fuzz_never_raises_and_returns_json(backend: ModuleType, pieces: list[Any]) -> None:
+    parser = backend.StreamingJsonParser()
+    kept: list[tuple[Any, Any]] = []
+    for piece in pieces:
+        for change in parser.append(piece):
+            assert change.kind in ("set", "append") and type(change.path) is tuple
+            assert all(type(slot) in (str, int) for slot in change.path) and len(change.path) <= REPORT_DEPTH
+            if change.kind == "set":
+                _assert_json_value(change.value)
+                kept.append((change.value, deep_copy(change.value)))
+            else:
+                assert type(change.text) is str and change.text
+        snapshot = parser.snapshot()
+        if snapshot is not MISSING:
+            _assert_json_value(snapshot)
+        kept.append((snapshot, deep_copy(snapshot)))
+    for value, copy in kept:
+        assert (value is MISSING and copy is MISSING) or identical_deep(value, copy)
+    # However the text was cut, it reads the same as in one piece (the fuzz texts are small: always fresh).
+    whole = backend.StreamingJsonParser()
+    whole.append(pieces[0][:0].join(pieces))
+    final, expected = parser.snapshot(), whole.snapshot()
+    assert (final is MISSING and expected is MISSING) or identical_deep(final, expected), (final, expected)
+
+
+@pytest.mark.skipif(len(AVAILABLE_BACKENDS) < 2, reason="one backend present: nothing to compare")
+@examples(400)
+@given(random_pieces())
+def test_fuzz_backends_agree(pieces: list[Any]) -> None:
+    result = run_lockstep(AVAILABLE_BACKENDS, pieces)
+    assert result.problem is None, result.problem
