@@ -122,9 +122,13 @@ _WORD_RUN = re.compile(r'[^ \t\n\r,:\[\]{}"]*')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # An unterminated number whose exponent has no digits yet shows the value before the exponent.
 _NUMBER_BEFORE_BARE_EXPONENT = re.compile(r"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?)[eE][+-]?")
+# A prefix of a JSON number (what a pending number word may still become one from); a word that stops being one
+# shows nothing more until it ends. Its state is carried between pieces as the shortest text in the same state.
+_NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:\.(?:[0-9]+(?:[eE][+-]?[0-9]*)?)?|[eE][+-]?[0-9]*)?)?")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _LITERALS = {"true": True, "false": False, "null": None}
+_LITERAL_BY_FIRST = {"t": "true", "f": "false", "n": "null"}
 _LITERAL_MAX_LENGTH = 5
 
 # Modes: what the next character belongs to.
@@ -222,6 +226,8 @@ class StreamingJsonParser:
         "_word_kind",
         "_word_chunks",
         "_word_length",
+        "_word_live",
+        "_word_state",
         "_changes",
         "_open_members",
         "_credit",
@@ -251,6 +257,8 @@ class StreamingJsonParser:
         self._word_kind = _UNKNOWN_WORD
         self._word_chunks: list[str] = []
         self._word_length = 0
+        self._word_live = False  # the word can still become a number or literal: its characters may change the value
+        self._word_state = ""  # a number word's state, as the shortest text in it ("-", "0", "1", "1.", "1e", ...)
         self._changes: list[JsonChange] = []
         self._open_members = 0  # members and elements held by open containers: the copy cost of the open path
         self._credit = 0
@@ -560,12 +568,14 @@ class StreamingJsonParser:
         self._mode = _WORD
         self._word_chunks = []
         self._word_length = 0
+        self._word_state = ""
         if first == "-" or "0" <= first <= "9":
             self._word_kind = _NUMBER_WORD
         elif first == "t" or first == "f" or first == "n":
             self._word_kind = _LITERAL_WORD
         else:
             self._word_kind = _UNKNOWN_WORD
+        self._word_live = self._word_kind != _UNKNOWN_WORD
         try:
             self._value_goes_in()
         except LookupError:
@@ -578,14 +588,36 @@ class StreamingJsonParser:
         if end > position:
             # Keep a number's whole text (its value needs it); a literal's only while it can still be one. Merged
             # chunks: a number read in n tiny pieces is held in O(log n) strings, not n small objects.
+            run = text[position:end]
             if self._word_kind == _NUMBER_WORD or self._word_length <= _LITERAL_MAX_LENGTH:
-                _push_merged(self._word_chunks, text[position:end])
+                _push_merged(self._word_chunks, run)
             self._word_length += end - position
-            if self._word_role == _VALUE:
+            # Only a word that can still be a number or literal changes the value as it grows (the run that ends
+            # its chances included); the characters of one that cannot leave the snapshot as it was.
+            if self._word_role == _VALUE and self._word_live:
                 self._dirty = True
+                self._word_live = self._still_live(run)
         if end < length:
             self._end_word()
         return end
+
+    def _still_live(self, run: str) -> bool:
+        """Whether the word, grown by ``run``, is still a prefix of a JSON number or of its literal."""
+        if self._word_kind == _NUMBER_WORD:
+            text = self._word_state + run
+            if _NUMBER_PREFIX.fullmatch(text) is None:
+                return False
+            exponent = max(text.rfind("e"), text.rfind("E"))
+            if exponent >= 0:
+                self._word_state = "1e" + ("" if exponent == len(text) - 1 else text[-1] if text[-1] in "+-" else "5")
+            elif "." in text:
+                self._word_state = "1." if text[-1] == "." else "1.5"
+            else:
+                self._word_state = "-" if text == "-" else "0" if text.lstrip("-") == "0" else "1"
+            return True
+        literal = _LITERAL_BY_FIRST[self._word_chunks[0][0]]
+        start = self._word_length - len(run)
+        return self._word_length <= len(literal) and literal[start : self._word_length] == run
 
     def _word_text(self) -> str:
         text = "".join(self._word_chunks)
