@@ -59,12 +59,14 @@ def test_wheel_installs_into_a_fresh_environment_and_passes_the_suite(tmp_path: 
     # The suite runs from a folder of its own, so `import streaming_json` can only find the installed package.
     tests = tmp_path / "suite" / "tests"
     shutil.copytree(source / "tests", tests)
+    shutil.copy(source / "README.md", tests.parent)  # the README's examples are part of the suite
+    (tests.parent / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: builds or installs the package\n")
     env = dict(os.environ, STREAMING_JSON_REQUIRE_COMPILED="1")
     output = _run([str(python), "-c", "import streaming_json, sys; print(streaming_json.__file__, streaming_json.BACKEND)"],
                   cwd=tests.parent, env=env)
     assert "site-packages" in output and "cython" in output, output
-    _run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "-o", "addopts=",
-          "tests"], cwd=tests.parent, env=env, timeout=1800)
+    _run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "tests"],
+         cwd=tests.parent, env=env, timeout=1800)
 
 
 @pytest.mark.parametrize("how", ["no compiler", "STREAMING_JSON_NO_EXTENSIONS"])

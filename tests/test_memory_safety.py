@@ -113,7 +113,9 @@ def test_keyboard_interrupt_during_a_long_append_leaves_the_parser_usable(backen
 
     parser = backend.StreamingJsonParser()
     parser.append('{"log": "')
-    huge = "abc\\n" * 20_000_000  # long enough that the timer fires inside append()
+    # Long enough that the timer fires inside append(); no escapes, so that wherever reading stopped, the text that
+    # follows closes the string.
+    huge = "abcd" * 25_000_000
     previous = signal.signal(signal.SIGALRM, interrupt)
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.05)
@@ -126,5 +128,5 @@ def test_keyboard_interrupt_during_a_long_append_leaves_the_parser_usable(backen
     value = parser.snapshot()
     assert value is not MISSING
     assert value["after"] == [1, 2]
-    assert value["log"].startswith("abc\nabc\n")
+    assert set(value["log"]) <= set("abcd")  # what was read before the interrupt, if anything
     assert json.dumps(value)
