@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
 from streaming_json import MISSING
-from streaming_json._types import REPORT_DEPTH_LIMIT
+from streaming_json._types import CREDIT_PER_APPEND, REPORT_DEPTH_LIMIT
 
 from .jsonvalues import deep_copy, identical_json
 
@@ -407,10 +407,15 @@ class Lockstep:
     finals: dict[str, Any] = field(default_factory=dict)
 
 
-def run_lockstep(backends: Mapping[str, ModuleType], pieces: Sequence[Piece], snapshot_every: int = 1) -> Lockstep:
+def run_lockstep(
+    backends: Mapping[str, ModuleType], pieces: Sequence[Piece], snapshot_every: int = 1, settle: bool = False
+) -> Lockstep:
     """Feed the same pieces to a new parser of every backend, side by side; after each piece compare the changes
     (kind, path, value or text, exact types) and every ``snapshot_every``-th snapshot (and the last) with the first
-    backend's. Memory stays small: nothing is kept but the current snapshots."""
+    backend's. Memory stays small: nothing is kept but the current snapshots.
+
+    ``settle``: then append empty pieces until the copy credit (a constant for every append, the spec says) pays for
+    any open path, so that the final snapshots are fresh: the value of the whole text, however it was cut."""
     names = list(backends)
     parsers = {name: backends[name].StreamingJsonParser() for name in names}
     result = Lockstep()
@@ -448,8 +453,19 @@ def run_lockstep(backends: Mapping[str, ModuleType], pieces: Sequence[Piece], sn
                 result.problem = f"{where}: snapshots differ: {reference} {left!r}, {name} {right!r}"[:2000]
                 return result
         previous = snapshots
-    if not pieces:
+    if settle and pieces:
+        empty = pieces[0][:0]
+        for _ in range((3 * sum(len(piece) for piece in pieces) + 64) // CREDIT_PER_APPEND + 2):
+            for name in names:
+                if parsers[name].append(empty):
+                    result.problem = f"{name}: an empty piece made changes"
+                    return result
+    if settle or not pieces:
         previous = {name: parsers[name].snapshot() for name in names}
+        for name in names[1:]:
+            if not same_snapshot(previous[names[0]], previous[name]):
+                result.problem = f"settled snapshots differ: {previous[names[0]]!r}, {previous[name]!r}"[:2000]
+                return result
     result.finals = previous
     return result
 
