@@ -6,16 +6,15 @@ pieces (empty pieces included) as ``str`` or as UTF-8 ``bytes`` cut at any byte 
 malformed text that streamed LLM output and hostile callers produce).
 
 Helpers: :func:`split_at`, :func:`apply_changes` (a writer's own copy of the value, kept by applying the changes),
-:func:`scan_prefix` (where a valid document's prefix ends: inside a string, a word, which containers are open),
-:func:`feed` (run a parser over pieces and record everything it returned) and :func:`compare_runs` (the differential
-check between backends). Hypothesis runs are bounded by :func:`examples`; set ``STREAMING_JSON_EXAMPLES_SCALE`` (a
+:func:`scan_prefix` and :func:`without_pending_word` (where a valid document's prefix ends, and the value a writer
+of the changes holds there), :func:`identical_deep` (exact comparison without recursion) and :func:`run_lockstep`
+(every backend fed the same pieces side by side: the differential check, also used by ``fuzz/run.py``). Hypothesis runs are bounded by :func:`examples`; set ``STREAMING_JSON_EXAMPLES_SCALE`` (a
 float, default 1) to run more or fewer examples.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -114,7 +113,7 @@ _OUTER_WHITESPACE = st.text(st.sampled_from(" \t\n\r"), max_size=3)
 def json_texts(draw: st.DrawFn, values: Optional[st.SearchStrategy[Any]] = None) -> str:
     """The text of a JSON value as ``json.dumps`` writes it with random options, whitespace around it."""
     value = draw(values if values is not None else json_values())
-    indent = draw(st.sampled_from([None, None, 0, 1, 2, "\t"]))
+    indent: Any = draw(st.sampled_from([None, None, 0, 1, 2, "\t"]))
     separators = draw(st.sampled_from(_SEPARATORS))
     ensure_ascii = draw(st.booleans())
     text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii)
@@ -321,32 +320,6 @@ def without_pending_word(snapshot: Any, state: PrefixState) -> Any:
     return value
 
 
-@dataclass
-class Run:
-    """Everything one parser returned over a stream: per piece the changes and the snapshot."""
-
-    changes: list[list[Any]] = field(default_factory=list)
-    snapshots: list[Any] = field(default_factory=list)
-    error: Optional[BaseException] = None
-
-
-def feed(backend: ModuleType, pieces: Sequence[Piece], snapshot_every: int = 1) -> Run:
-    """Append every piece to a new parser of ``backend``, taking a snapshot after every ``snapshot_every`` pieces
-    and after the last; an exception is recorded, not raised."""
-    run = Run()
-    parser = backend.StreamingJsonParser()
-    try:
-        for number, piece in enumerate(pieces):
-            run.changes.append(list(parser.append(piece)))
-            if number % snapshot_every == 0 or number == len(pieces) - 1:
-                run.snapshots.append(parser.snapshot())
-            else:
-                run.snapshots.append(None)
-    except Exception as error:  # noqa: BLE001 - the tests report it with the input
-        run.error = error
-    return run
-
-
 def identical_deep(actual: Any, expected: Any) -> bool:
     """:func:`identical_json` without recursion, for values nested any number of levels deep."""
     stack = [(actual, expected)]
@@ -383,19 +356,6 @@ def same_snapshot(left: Any, right: Any) -> bool:
     if left is MISSING or right is MISSING:
         return left is right
     return identical_deep(left, right)
-
-
-def compare_runs(reference: Run, other: Run) -> Optional[str]:
-    """None where two backends returned the same changes and snapshots for every piece; else what differs."""
-    if reference.error is not None or other.error is not None:
-        return f"exception: {reference.error!r} / {other.error!r}"
-    for number, (left, right) in enumerate(zip(reference.changes, other.changes)):
-        if len(left) != len(right) or not all(same_change(a, b) for a, b in zip(left, right)):
-            return f"piece {number}: changes {left!r} != {right!r}"
-    for number, (left, right) in enumerate(zip(reference.snapshots, other.snapshots)):
-        if not same_snapshot(left, right):
-            return f"piece {number}: snapshot {left!r} != {right!r}"
-    return None
 
 
 @dataclass
@@ -480,7 +440,3 @@ def value_depth(value: Any) -> int:
             deepest = max(deepest, depth)
             stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
     return deepest
-
-
-def is_finite_json(value: Any) -> bool:
-    return not (isinstance(value, float) and (math.isnan(value) or math.isinf(value)))

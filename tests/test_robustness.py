@@ -142,12 +142,14 @@ def _object_members(n: int) -> str:
     return "{" + "".join(f'"{i:x}":{i % 10},' for i in range(n))
 
 
+# pure_scale > 1: the pure backend runs that case at full // pure_scale (its full size takes 3 to 11 s there).
 HOSTILE: dict[str, Hostile] = {
     # About 180 bytes a level on the pure backend: the working list, its frame and the snapshot's copy.
     "million-deep nesting, open and closed": Hostile(lambda n: "[" * n + "]" * n, MILLION, 4096, 400, pure_scale=4),
+    # Pure: 125,000 elements and members (a million take 5 s and 11 s there).
     "million-element open array": Hostile(lambda n: "[" + "1," * n, MILLION, 8, 32, pure_scale=8),
     "million-member open object": Hostile(_object_members, MILLION, 16, 32, pure_scale=8),
-    # The string is held as chunks, the last snapshot's copy, and a new copy while it is built.
+    # The string is held as chunks, the last snapshot's copy, and a new copy while it is built. Pure: 256 KB.
     "1 MB string, one character a piece": Hostile(lambda n: '"' + "abcdefgh" * (n // 8), MILLION, 1, 8, pure_scale=4),
     "100,000-digit number, complete": Hostile(lambda n: "1" * n + " ", 100_000, 2, 8),
     "100,000-digit number, pending": Hostile(lambda n: "[-" + "7" * n, 100_000, 1, 8),
@@ -312,6 +314,14 @@ def test_one_parser_reads_str_or_bytes_not_both(backend: ModuleType) -> None:
     parser.append(bytearray(b'\xa9'))
     parser.append(memoryview(b'"]'))
     assert parser.snapshot() == ["\u00e9"]
+
+
+@pytest.mark.parametrize("first,second", [("", b"x"), (b"", "x"), (bytearray(), "x")], ids=["str", "bytes", "bytearray"])
+def test_an_empty_first_piece_decides_the_input_type(backend: ModuleType, first: Any, second: Any) -> None:
+    parser = backend.StreamingJsonParser()
+    parser.append(first)
+    with pytest.raises(TypeError):
+        parser.append(second)
 
 
 def test_empty_pieces_and_str_subclasses(backend: ModuleType) -> None:
