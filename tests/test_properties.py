@@ -18,6 +18,7 @@ import json
 from types import ModuleType
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -150,3 +151,35 @@ def test_scan_prefix_helper() -> None:
     assert without_pending_word({"a": [1, 'x"', {"b": True}]}, state) == {"a": [1, 'x"', {}]}
     assert without_pending_word({"a": [1, 'x"', {}]}, scan_prefix('{"a": [1, "x\\"", {"b": -')) == {"a": [1, 'x"', {}]}
     assert without_pending_word(12, scan_prefix("12")) is MISSING
+
+
+# Surrogate escapes at every cut (the conformance vectors never cut after a high-surrogate escape): a high surrogate
+# is held until the next character shows whether a low-surrogate escape follows; the pair joins, anything else leaves
+# it a lone code point, as json.loads reads it. Where json.loads rejects the text, the lenient reading is given.
+_SURROGATE_CASES = {
+    '"\\ud83d\\ude00"': "\U0001f600",
+    '"\\ud83d\ude00"': "\ud83d\ude00",  # an escaped high surrogate, then a raw low one: two code points
+    '"\ud83d\\ude00"': "\ud83d\ude00",
+    '"\\ud83d\\ud83d\\ude00"': "\ud83d\U0001f600",
+    '"\\ud83d\\n"': "\ud83d\n",
+    '"\\ude00\\ud83d"': "\ude00\ud83d",
+    '"\\ud83d\\\\"': "\ud83d\\",
+    '"\\ud83d\\u00"': "\ud83d\\u00",  # an incomplete escape stays literal text
+    '"\\ud83d\\u"': "\ud83d\\u",
+    '"\\ud83d"': "\ud83d",
+    '"\\uD83D\\uDE00"': "\U0001f600",
+}
+
+
+@pytest.mark.parametrize("text", list(_SURROGATE_CASES))
+def test_surrogate_escapes_cut_anywhere(backend: ModuleType, text: str) -> None:
+    expected = _SURROGATE_CASES[text]
+    for first in range(len(text) + 1):
+        for second in range(first, len(text) + 1):
+            parser = backend.StreamingJsonParser()
+            applied: Any = MISSING
+            for piece in (text[:first], text[first:second], text[second:]):
+                for change in parser.append(piece):
+                    applied = apply_changes(applied, change)
+                assert applied is MISSING or parser.snapshot() == applied
+            assert parser.snapshot() == expected and applied == expected, (first, second)
