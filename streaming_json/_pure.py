@@ -725,7 +725,7 @@ class ToolCallArgumentsStream:
 
     def append(self, delta: str) -> dict[str, Any]:
         """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
-        if type(delta) is not str:
+        if not isinstance(delta, str):
             raise TypeError(f"delta must be str, not {type(delta).__name__}")
         if delta:
             self._chunks.append(delta)
@@ -748,7 +748,7 @@ class ToolCallArgumentsStream:
         Where it continues the text so far, the missing piece is appended and returned as ``delta``; otherwise the
         stream starts over with ``text`` and ``delta`` is None. Either way ``arguments`` are the partial arguments.
         """
-        if type(text) is not str:
+        if not isinstance(text, str):
             raise TypeError(f"text must be str, not {type(text).__name__}")
         current = self.text
         if text.startswith(current):

@@ -20,6 +20,7 @@ _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 # A run of string characters that need no repair: anything but the quote, the backslash and control characters.
 _PLAIN_STRING_RUN = re.compile(r'[^"\\\x00-\x1f]+')
 _QUOTE = re.compile(r'"')
+_JSON_WHITESPACE = " \t\n\r"
 
 
 def _control_escape(char: str) -> str:
@@ -115,7 +116,7 @@ def parse_tool_call_arguments(text: str) -> ToolCallResult:
     Empty or blank text gives ``{}`` with no error. Text that does not parse, or is not a JSON object, gives ``{}``
     and an error message that names the problem and ends with ``Received arguments:`` and the text.
     """
-    if not text.strip():
+    if not text.strip(_JSON_WHITESPACE):  # blank: nothing but what a JSON parser skips
         return ToolCallResult({}, None)
     try:
         value = parse_json_with_repair(text)

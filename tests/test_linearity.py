@@ -91,6 +91,7 @@ def _calibrated_size(name: str) -> int:
     return n
 
 
+@pytest.mark.slow  # timing: run once, on the build under test, not again on the installed wheel
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_time_is_linear(backend: ModuleType, name: str) -> None:
     make, size = WORKLOADS[name]

@@ -202,3 +202,9 @@ def test_malformed_arguments_are_an_error_naming_the_problem(text: str) -> None:
     assert error is not None and error.endswith("Received arguments: " + text)
     problem = error[: -len("Received arguments: " + text)]
     assert "JSON" in problem and len(problem.strip()) > len("Tool call arguments are not valid JSON")
+
+
+@pytest.mark.parametrize("text", ["\u00a0", "\ufeff", "\x1c"])
+def test_only_json_whitespace_is_blank(text: str) -> None:
+    result = parse_tool_call_arguments(text)
+    assert result.arguments == {} and result.error is not None and result.error.endswith("Received arguments: " + text)

@@ -70,6 +70,7 @@ def _assert_json_value(value: Any) -> None:
 # --- C. A million levels deep --------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # timing and sizes: run once, on the build under test, not again on the installed wheel
 @pytest.mark.parametrize(
     "opener,closer,form",
     [("[", "]", "str"), ("[", "]", "bytes"), ('{"a":', "}", "str")],
@@ -107,6 +108,7 @@ def test_a_million_levels_deep(backend: ModuleType, opener: str, closer: str, fo
     assert parser.append(pieces[1][:3]) == [] and parser.snapshot() is final
 
 
+@pytest.mark.slow  # timing and sizes: run once, on the build under test, not again on the installed wheel
 def test_a_million_levels_deep_in_small_pieces(backend: ModuleType) -> None:
     """Open and close in 1,000-character pieces, a snapshot after each: the open path is copied only as the
     copy credit allows, so this stays linear; every snapshot is a value of the text read at some point."""
@@ -182,6 +184,7 @@ def _seconds(backend: ModuleType, text: str, piece: int, repeats: int) -> float:
     return best
 
 
+@pytest.mark.slow  # timing and sizes: run once, on the build under test, not again on the installed wheel
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_input_linear_time(backend: ModuleType, name: str) -> None:
     case = HOSTILE[name]
@@ -198,6 +201,7 @@ def test_hostile_input_linear_time(backend: ModuleType, name: str) -> None:
     )
 
 
+@pytest.mark.slow  # timing and sizes: run once, on the build under test, not again on the installed wheel
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_input_bounded_memory(backend: ModuleType, name: str) -> None:
     case = HOSTILE[name]

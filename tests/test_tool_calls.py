@@ -264,3 +264,17 @@ def test_any_object_streams_to_its_value_and_never_goes_backwards(
     expected = json.loads(text)
     assert identical_json(shown, expected)
     assert stream.finish() == (expected, None)
+
+
+class _Text(str):
+    """A str subclass, as some SDKs hand out."""
+
+
+def test_str_subclasses_are_text(backend: ModuleType) -> None:
+    stream = backend.ToolCallArgumentsStream()
+    assert stream.append(_Text('{"a": "b')) == {"a": "b"}
+    replaced = stream.replace(_Text('{"a": "bc"}'))
+    assert replaced.delta == 'c"}' and replaced.arguments == {"a": "bc"}
+    assert stream.finish() == ({"a": "bc"}, None)
+    with pytest.raises(TypeError):
+        stream.append(b'{"a": 1}')  # type: ignore[arg-type]
