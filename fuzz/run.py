@@ -53,14 +53,6 @@ def _backends() -> dict[str, ModuleType]:
 
 _CHARS = 'ab z09"\\/\b\f\n\r\t\x00\x01\x1f\x7f\u00e9\u2028\ufeff\u4e2d\U0001f600\U0010ffff'
 _KEYS = ["a", "b", "key", "", "\u00e9", "a\nb", '"q"', "\\"]
-_FRAGMENTS = [
-    "{", "}", "[", "]", ",", ":", '"', "\\", " ", "\n", "]]]", "}}", ",,", "::", "{{", "[[",
-    "\\u", "\\u12", "\\ud83d", "\\ude00", "\\ud83d\\ude00", "\\ud83d\\u0041", "\\x", "\\a", "\\\\", "\\'", "\\U0041",
-    "\ud800", "\udfff", "\ud83d", "\ude00", "\x00", "\x01", "\x1f", "\x7f", "\t", "\r",
-    "NaN", "Infinity", "-Infinity", "nan", "inf", "undefined", "True", "None", "tru", "fals", "nul", "truex",
-    "-", "0", "-0", "01", "1.", ".5", "1e", "1e+", "1E-2", "+1", "0x1F", "1_000", "9" * 70, "1e999", "-1e-999",
-    "true", "false", "null", '"key"', '"k":', '"v"', "'single'", "//", "/*", "\ufeff", "\u2028", "\U0001f600",
-]
 _BAD_UTF8 = [b"\xff", b"\xc3", b"\xe2\x82", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\xc0\xaf", b"\x80", b"\xf0\x9f"]
 
 
@@ -93,28 +85,9 @@ def random_document(rng: random.Random) -> str:
 
 
 def mutate(rng: random.Random, text: str) -> str:
-    for _ in range(rng.choice([0, 1, 1, 2, 3, 6])):
-        position = rng.randint(0, len(text))
-        operation = rng.randint(0, 6)
-        if operation == 0 and text:  # delete a run
-            text = text[:position] + text[position + rng.randint(1, 5) :]
-        elif operation == 1:  # insert a fragment
-            text = text[:position] + rng.choice(_FRAGMENTS) + text[position:]
-        elif operation == 2:  # insert random characters
-            text = text[:position] + "".join(rng.choice(_CHARS + "{}[],:") for _ in range(rng.randint(1, 3))) + text[position:]
-        elif operation == 3 and len(text) > 1:  # swap two characters
-            other = rng.randrange(len(text))
-            position = min(position, len(text) - 1)
-            chars = list(text)
-            chars[position], chars[other] = chars[other], chars[position]
-            text = "".join(chars)
-        elif operation == 4:  # truncate
-            text = text[:position]
-        elif operation == 5:  # text after the root
-            text += rng.choice(_FRAGMENTS + ["{}", "[1]", '"tail"', " 42", " true"])
-        else:  # stray closers or openers
-            text = text[:position] + rng.choice(["]", "}", "}]", "[", "{", '{"', "[[", "]]]]"]) + text[position:]
-    return text
+    from tests.strategies import damage
+
+    return damage(text, rng.choice([0, 1, 1, 2, 3, 6]), rng.randint, rng.choice)
 
 
 def random_input(rng: random.Random) -> tuple[str, list[Any]]:

@@ -18,7 +18,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -152,30 +152,39 @@ def pieces_of(draw: st.DrawFn, text: str, allow_bytes: bool = True) -> list[Piec
 
 # Fragments that malformed streamed text is made of.
 FRAGMENTS = [
-    "{", "}", "[", "]", ",", ":", '"', "\\", " ", "\n", "]]]", "}}", ",,", "::",
-    "\\u", "\\u12", "\\ud83d", "\\ude00", "\\ud83d\\ude00", "\\ud83d\\u0041", "\\x", "\\a", "\\\\", "\\'",
+    "{", "}", "[", "]", ",", ":", '"', "\\", " ", "\n", "]]]", "}}", ",,", "::", "{{", "[[",
+    "\\u", "\\u12", "\\ud83d", "\\ude00", "\\ud83d\\ude00", "\\ud83d\\u0041", "\\x", "\\a", "\\\\", "\\'", "\\U0041",
     "\ud800", "\udfff", "\ud83d", "\ude00", "\x00", "\x01", "\x1f", "\x7f", "\t", "\r",
     "NaN", "Infinity", "-Infinity", "nan", "inf", "undefined", "True", "None", "tru", "fals", "nul", "truex",
-    "-", "0", "-0", "01", "1.", ".5", "1e", "1e+", "1E-2", "+1", "0x1F", "1_000", "123456789012345678901234567890",
+    "-", "0", "-0", "01", "1.", ".5", "1e", "1e+", "1E-2", "+1", "0x1F", "1_000", "123456789012345678901234567890", "9" * 70, "1e999", "-1e-999",
     "true", "false", "null", '"key"', '"k":', '"v"', "'single'", "//", "/*", "\ufeff", "\u2028", "\U0001f600", "é",
 ]
 
 
-@st.composite
-def mutated_texts(draw: st.DrawFn) -> str:
-    """A valid document with random damage: deletions, insertions, swaps, truncation, text after the root."""
-    text = draw(json_texts(json_values(max_leaves=12)))
-    for _ in range(draw(st.integers(1, 6))):
-        operation = draw(st.integers(0, 6))
-        position = draw(st.integers(0, len(text)))
+# Characters that damage inserts one to three at a time.
+DAMAGE_CHARS = 'ab z09"\\/\b\f\n\r\t\x00\x01\x1f\x7f\u00e9\u2028\ufeff\u4e2d\U0001f600\U0010ffff{}[],:'
+_TAILS = FRAGMENTS + ["{}", "[1]", '"tail"', " 42", " true"]
+_STRAY = ["]", "}", "}]", "[", "{", '{"', "[[", "]]]]"]
+
+
+def damage(text: str, operations: int, integer: Callable[[int, int], int], pick: Callable[[Sequence[str]], str]) -> str:
+    """``text`` with ``operations`` random kinds of damage: deleted runs, inserted fragments and characters, swapped
+    characters, truncation, text after the root, stray closers and openers.
+
+    ``integer(low, high)`` (inclusive) and ``pick(sequence)`` are the randomness: hypothesis draws in the tests, a
+    seeded ``random.Random`` in the long fuzz run, so that both damage documents the same ways.
+    """
+    for _ in range(operations):
+        operation = integer(0, 6)
+        position = integer(0, len(text))
         if operation == 0 and text:  # delete a run
-            text = text[:position] + text[position + draw(st.integers(1, 4)) :]
+            text = text[:position] + text[position + integer(1, 5) :]
         elif operation == 1:  # insert a fragment
-            text = text[:position] + draw(st.sampled_from(FRAGMENTS)) + text[position:]
+            text = text[:position] + pick(FRAGMENTS) + text[position:]
         elif operation == 2:  # insert random characters
-            text = text[:position] + draw(st.text(st.one_of(string_chars, st.sampled_from("{}[],:\"\\")), max_size=3)) + text[position:]
+            text = text[:position] + "".join(pick(DAMAGE_CHARS) for _ in range(integer(1, 3))) + text[position:]
         elif operation == 3 and len(text) > 1:  # swap two characters
-            other = draw(st.integers(0, len(text) - 1))
+            other = integer(0, len(text) - 1)
             position = min(position, len(text) - 1)
             chars = list(text)
             chars[position], chars[other] = chars[other], chars[position]
@@ -183,10 +192,22 @@ def mutated_texts(draw: st.DrawFn) -> str:
         elif operation == 4:  # truncate
             text = text[:position]
         elif operation == 5:  # text after the root
-            text += draw(st.sampled_from(FRAGMENTS + ["{}", "[1]", '"tail"', " 42", " true"]))
+            text += pick(_TAILS)
         else:  # stray closers or openers at a random place
-            text = text[:position] + draw(st.sampled_from(["]", "}", "}]", "[", "{", '{"', "[["])) + text[position:]
+            text = text[:position] + pick(_STRAY) + text[position:]
     return text
+
+
+@st.composite
+def mutated_texts(draw: st.DrawFn) -> str:
+    """A valid document with random damage (see :func:`damage`)."""
+    text = draw(json_texts(json_values(max_leaves=12)))
+    return damage(
+        text,
+        draw(st.integers(1, 6)),
+        lambda low, high: draw(st.integers(low, high)),
+        lambda sequence: draw(st.sampled_from(sequence)),
+    )
 
 
 @st.composite
