@@ -268,7 +268,7 @@ def test_snapshots_and_changes_never_change(backend: ModuleType) -> None:
     rng = random.Random(20240605)
     kept: list[tuple[Any, Any]] = []
     streams = 0
-    for _ in range(60):
+    for _ in range(80):
         parser = backend.StreamingJsonParser()
         streams += 1
         for piece in _mutated_stream(rng, 60):
