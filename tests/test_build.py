@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tarfile
 import subprocess
 import sys
 import venv
@@ -88,3 +89,21 @@ def test_a_build_without_the_compiled_core_installs_the_pure_backend(tmp_path: P
         "print(s.BACKEND, p.snapshot())"
     )], cwd=tmp_path)
     assert output.strip() == "python {'a': [1, 'b']}"
+
+
+def test_sdist_carries_the_generated_c_and_builds_without_cython(tmp_path: Path) -> None:
+    source = _source_copy(tmp_path)
+    _run([sys.executable, "setup.py", "-q", "sdist", "-d", str(tmp_path / "sdist")], cwd=source)
+    (sdist,) = (tmp_path / "sdist").glob("streaming_json-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        names = archive.getnames()
+    assert any(name.endswith("streaming_json/_core.c") for name in names), names
+    # A build environment with setuptools but no Cython compiles the generated C.
+    python = _fresh_environment(tmp_path / "env")
+    _run([str(python), "-m", "pip", "install", "--quiet", "setuptools>=77", "wheel"], cwd=tmp_path)
+    _run([str(python), "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('Cython') is not None)"],
+         cwd=tmp_path)
+    _run([str(python), "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", str(sdist)],
+         cwd=tmp_path)
+    output = _run([str(python), "-c", "import streaming_json as s; print(s.BACKEND)"], cwd=tmp_path)
+    assert output.strip() == "cython"
