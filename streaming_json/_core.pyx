@@ -387,12 +387,16 @@ cdef class StreamingJsonParser:
             self._busy = False
         return changes
 
-    def snapshot(self):
-        """The value of the text read so far (``MISSING`` before a value starts); never changes once returned."""
+    def snapshot(self, *, bint fresh=False):
+        """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.
+
+        While a fresh copy of a large open path is not yet paid for, the previous snapshot is returned; ``fresh=True``
+        pays for it regardless (a copy of the open path), e.g. once when the stream ends.
+        """
         if not self._dirty or self._busy:
             return self._last_snapshot
         cdef long long cost
-        if self._open_members > FREE_MEMBERS or self._string_length > FREE_STRING_CHARS:
+        if not fresh and (self._open_members > FREE_MEMBERS or self._string_length > FREE_STRING_CHARS):
             cost = self._open_members + self._depth + self._string_length // STRING_CHARS_PER_COST
             if cost > self._credit:
                 return self._last_snapshot  # not paid for yet: the preview lags until enough text arrives

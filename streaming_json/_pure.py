@@ -280,11 +280,15 @@ class StreamingJsonParser:
             self._flush_string_piece()
         return changes
 
-    def snapshot(self) -> Any:
-        """The value of the text read so far (``MISSING`` before a value starts); never changes once returned."""
+    def snapshot(self, *, fresh: bool = False) -> Any:
+        """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.
+
+        While a fresh copy of a large open path is not yet paid for, the previous snapshot is returned; ``fresh=True``
+        pays for it regardless (a copy of the open path), e.g. once when the stream ends.
+        """
         if not self._dirty:
             return self._last_snapshot
-        if self._open_members > FREE_MEMBERS or self._string_length > FREE_STRING_CHARS:
+        if not fresh and (self._open_members > FREE_MEMBERS or self._string_length > FREE_STRING_CHARS):
             cost = self._open_members + len(self._frames) + self._string_length // STRING_CHARS_PER_COST
             if cost > self._credit:
                 return self._last_snapshot  # not paid for yet: the preview lags until enough text arrives

@@ -430,3 +430,17 @@ def test_the_snapshot_after_a_long_string_closes_is_fresh(backend: ModuleType) -
         parser.append(text[start : start + 4])
         parser.snapshot()
     assert parser.snapshot() == json.loads(text)
+
+
+def test_a_fresh_snapshot_can_be_asked_for(backend: ModuleType) -> None:
+    # A long open string in small pieces: plain snapshots may lag (copy credit); fresh=True shows all text read.
+    text = '{"content": "' + "abcdefgh" * 5000
+    parser = backend.StreamingJsonParser()
+    lagged = False
+    for start in range(0, len(text), 3):
+        parser.append(text[start : start + 3])
+        shown = parser.snapshot().get("content", "")
+        lagged = lagged or len(shown) < min(start + 3, len(text)) - len('{"content": "')
+    assert lagged, "the credit rule never held a snapshot back: this test no longer covers fresh=True"
+    assert parser.snapshot(fresh=True) == {"content": "abcdefgh" * 5000}
+    assert parser.snapshot() is parser.snapshot(fresh=True)  # nothing read since: the same object
