@@ -12,7 +12,7 @@ from cpython.dict cimport PyDict_Copy, PyDict_SetItem
 from cpython.list cimport PyList_Append, PyList_GetSlice
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
-from cpython.ref cimport Py_DECREF, Py_INCREF, Py_XDECREF
+from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memcpy
 
@@ -37,9 +37,6 @@ cdef extern from "Python.h":
     int PyUnicode_1BYTE_KIND
     int PyUnicode_2BYTE_KIND
     int PyUnicode_4BYTE_KIND
-    object PyBytes_FromStringAndSize(const char* data, Py_ssize_t size)
-    char* PyByteArray_AS_STRING(object data)
-    Py_ssize_t PyByteArray_GET_SIZE(object data)
     char* PyBytes_AS_STRING(object data)
     Py_ssize_t PyBytes_GET_SIZE(object data)
 
