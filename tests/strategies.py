@@ -15,6 +15,7 @@ float, default 1) to run more or fewer examples.
 from __future__ import annotations
 
 import json
+import random
 import os
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -118,6 +119,18 @@ def json_texts(draw: st.DrawFn, values: Optional[st.SearchStrategy[Any]] = None)
     ensure_ascii = draw(st.booleans())
     text = json.dumps(value, indent=indent, separators=separators, ensure_ascii=ensure_ascii)
     return draw(_OUTER_WHITESPACE) + text + draw(_OUTER_WHITESPACE)
+
+
+def cut_randomly(text: str, seed: int, shortest: int, longest: int) -> list[str]:
+    """``text`` in seeded random pieces of ``shortest`` to ``longest`` characters (LLM tokens are 2 to 6)."""
+    rng = random.Random(seed)
+    pieces = []
+    position = 0
+    while position < len(text):
+        step = rng.randint(shortest, longest)
+        pieces.append(text[position : position + step])
+        position += step
+    return pieces
 
 
 def split_at(data: Any, cuts: Iterable[int]) -> list[Any]:

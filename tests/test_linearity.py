@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import gc
 import math
-import random
 import time
 from types import ModuleType
 from typing import Any, Callable
@@ -24,7 +23,7 @@ from streaming_json import MISSING, _pure
 from streaming_json._types import FREE_MEMBERS, FREE_STRING_CHARS
 
 from .jsonvalues import identical_json
-from .strategies import examples
+from .strategies import cut_randomly, examples
 
 TARGET_SECONDS = 0.1  # the small size takes at least this long
 GROWTH = 8
@@ -54,14 +53,7 @@ WORKLOADS: dict[str, tuple[Callable[[int], str], int]] = {
 def _pieces(text: str, size: int) -> list[str]:
     if size:
         return [text[i : i + size] for i in range(0, len(text), size)]
-    rng = random.Random(len(text))
-    pieces = []
-    position = 0
-    while position < len(text):
-        step = rng.randint(1, 16)
-        pieces.append(text[position : position + step])
-        position += step
-    return pieces
+    return cut_randomly(text, seed=len(text), shortest=1, longest=16)
 
 
 def _seconds(backend: ModuleType, pieces: list[str], repeats: int) -> float:

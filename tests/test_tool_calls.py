@@ -14,7 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from .jsonvalues import identical_json
-from .strategies import examples, json_texts, json_values, split_at
+from .strategies import cut_randomly, examples, json_texts, json_values, split_at
 
 CALLS = [json.loads(line) for line in (Path(__file__).parent / "data" / "llm_tool_calls.jsonl").open()]
 
@@ -67,14 +67,7 @@ def test_goes_backwards_helper() -> None:
 
 
 def _token_pieces(text: str, seed: int) -> list[str]:
-    rng = random.Random(seed)
-    pieces = []
-    position = 0
-    while position < len(text):
-        step = rng.randint(2, 6)
-        pieces.append(text[position : position + step])
-        position += step
-    return pieces
+    return cut_randomly(text, seed, shortest=2, longest=6)
 
 
 def test_corpus_is_complete() -> None:
