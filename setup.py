@@ -33,13 +33,13 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as error:  # noqa: BLE001 - any failure to compile means the fallback
+        except Exception as error:
             self._warn_fallback(error)
 
     def build_extension(self, ext: Extension) -> None:
         try:
             super().build_extension(ext)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             self._warn_fallback(error)
 
     @staticmethod

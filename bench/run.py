@@ -151,7 +151,7 @@ def _next_piece() -> Any:
 class _PushedPieces:
     """An async iterator of str whose pieces are pushed by the driver of the coroutine that awaits it."""
 
-    def __aiter__(self) -> "_PushedPieces":
+    def __aiter__(self) -> _PushedPieces:
         return self
 
     async def __anext__(self) -> str:
@@ -470,7 +470,9 @@ def ratio_cell(value: Optional[float], bound: bool, target: Any, applies: bool, 
     return text
 
 
-def report(done: list[tuple[Workload, dict[str, Result], dict[str, Any]]], contenders: list[Contender], cap: float) -> str:
+def report(
+    done: list[tuple[Workload, dict[str, Result], dict[str, Any]]], contenders: list[Contender], cap: float
+) -> str:
     names = [c.name for c in contenders]
     out = []
 
@@ -642,7 +644,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             },
         }  # fmt: skip
         args.json.write_text(json.dumps(raw, indent=2))
-    ours_failed = any(results[c.name].status in ("MISMATCH", "ERROR") for _, results, _ in done for c in contenders if c.ours)
+    ours_failed = any(
+        results[c.name].status in ("MISMATCH", "ERROR") for _, results, _ in done for c in contenders if c.ours
+    )
     return 1 if ours_failed else 0
 
 

@@ -13,7 +13,6 @@ from importlib import import_module
 from typing import Any
 
 import pytest
-
 import workloads  # bench/ is on sys.path: pytest puts a test file's folder there
 
 SCALE = 0.25

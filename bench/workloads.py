@@ -137,7 +137,9 @@ def write_file(multiple: int, scale: float) -> Workload:
     text = json.dumps({"path": "src/app/generated_module.py", "content": content, "overwrite": True})
     suffix = f" at {multiple}x" if multiple > 1 else ""
     key = "1" if multiple == 1 else f"1x{multiple}"
-    return Workload(key, f"write-file call, {len(content) // 1000} KB of Python{suffix}", [Call(text, token_pieces(text, 1))])
+    return Workload(
+        key, f"write-file call, {len(content) // 1000} KB of Python{suffix}", [Call(text, token_pieces(text, 1))]
+    )
 
 
 def edit_call(scale: float) -> Workload:
@@ -148,7 +150,9 @@ def edit_call(scale: float) -> Workload:
         "edits": [{"old_string": codes[0], "new_string": codes[1]}, {"old_string": codes[2], "new_string": codes[3], "replace_all": False}],
     }  # fmt: skip
     text = json.dumps(arguments, indent=2)
-    return Workload("2", f"edit call, 4 code strings of {size // 1000} KB, indented", [Call(text, token_pieces(text, 2))])
+    return Workload(
+        "2", f"edit call, 4 code strings of {size // 1000} KB, indented", [Call(text, token_pieces(text, 2))]
+    )
 
 
 def structured(scale: float) -> Workload:
@@ -158,7 +162,9 @@ def structured(scale: float) -> Workload:
 
 def structured_network(scale: float) -> Workload:
     text = structured_output(int(1_200_000 * scale), seed=4)
-    return Workload("4", f"structured output, {len(text) // 1000} KB in 4 KB pieces", [Call(text, fixed_pieces(text, 4096))])
+    return Workload(
+        "4", f"structured output, {len(text) // 1000} KB in 4 KB pieces", [Call(text, fixed_pieces(text, 4096))]
+    )
 
 
 def long_string(multiple: int, scale: float) -> Workload:
@@ -171,7 +177,7 @@ def long_string(multiple: int, scale: float) -> Workload:
 def integer_array(scale: float) -> Workload:
     rng = random.Random(6)
     count = int(40_000 * scale)
-    text = json.dumps([rng.randrange(-10**6, 10**9) for _ in range(count)])
+    text = json.dumps([rng.randrange(-(10**6), 10**9) for _ in range(count)])
     return Workload("6", f"array of {count} integers in 8-char pieces", [Call(text, fixed_pieces(text, 8))])
 
 

@@ -137,7 +137,7 @@ def check(backends: dict[str, ModuleType], pieces: list[Any]) -> Optional[str]:
         try:
             parser.append(whole)
             expected = parser.snapshot()
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             return f"{name} raised {error!r} on the text in one piece"
         if not same_snapshot(result.finals[name], expected):
             return f"{name}: read in pieces {result.finals[name]!r}, in one piece {expected!r}"[:2000]
@@ -210,8 +210,8 @@ def run_atheris(minutes: float, extra: list[str]) -> int:
         return 2
     with atheris.instrument_imports():
         import streaming_json  # noqa: F401
-        from streaming_json import _pure  # noqa: F401
         import tests.strategies  # noqa: F401
+        from streaming_json import _pure  # noqa: F401
     backends = _backends()
     if len(backends) < 2:
         print("warning: the compiled core is not built; fuzzing the pure backend alone", file=sys.stderr)

@@ -17,8 +17,9 @@ import random
 import shutil
 import sys
 import time
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
-from typing import Any, BinaryIO, Iterable, Iterator, Optional, Sequence
+from typing import Any, BinaryIO, Optional
 
 from . import (
     BACKEND,

@@ -27,9 +27,9 @@ class MissingType:
     """The type of :data:`MISSING`: the value of a parser that has read no value yet."""
 
     __slots__ = ()
-    _instance: Optional["MissingType"] = None
+    _instance: Optional[MissingType] = None
 
-    def __new__(cls) -> "MissingType":
+    def __new__(cls) -> MissingType:
         if cls._instance is None:
             cls._instance = super().__new__(cls)
         return cls._instance
@@ -43,10 +43,10 @@ class MissingType:
     def __reduce__(self) -> str:
         return "MISSING"
 
-    def __copy__(self) -> "MissingType":
+    def __copy__(self) -> MissingType:
         return self
 
-    def __deepcopy__(self, memo: Any) -> "MissingType":
+    def __deepcopy__(self, memo: Any) -> MissingType:
         return self
 
 

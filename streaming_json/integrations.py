@@ -26,8 +26,8 @@ the calls still open when the stream ends without saying so::
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping
-from typing import Any, Callable, Generic, Iterable, Optional, Protocol, TypeVar
+from collections.abc import Hashable, Iterable, Mapping
+from typing import Any, Callable, Generic, Optional, Protocol, TypeVar
 
 from . import ToolCallArgumentsStream
 from ._types import ToolCallReplace, ToolCallResult

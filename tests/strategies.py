@@ -15,11 +15,12 @@ float, default 1) to run more or fewer examples.
 from __future__ import annotations
 
 import json
-import random
 import os
+import random
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Callable, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Optional, Union
 
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -165,12 +166,84 @@ def pieces_of(draw: st.DrawFn, text: str, allow_bytes: bool = True) -> list[Piec
 
 # Fragments that malformed streamed text is made of.
 FRAGMENTS = [
-    "{", "}", "[", "]", ",", ":", '"', "\\", " ", "\n", "]]]", "}}", ",,", "::", "{{", "[[",
-    "\\u", "\\u12", "\\ud83d", "\\ude00", "\\ud83d\\ude00", "\\ud83d\\u0041", "\\x", "\\a", "\\\\", "\\'", "\\U0041",
-    "\ud800", "\udfff", "\ud83d", "\ude00", "\x00", "\x01", "\x1f", "\x7f", "\t", "\r",
-    "NaN", "Infinity", "-Infinity", "nan", "inf", "undefined", "True", "None", "tru", "fals", "nul", "truex",
-    "-", "0", "-0", "01", "1.", ".5", "1e", "1e+", "1E-2", "+1", "0x1F", "1_000", "123456789012345678901234567890", "9" * 70, "1e999", "-1e-999",
-    "true", "false", "null", '"key"', '"k":', '"v"', "'single'", "//", "/*", "\ufeff", "\u2028", "\U0001f600", "é",
+    "{",
+    "}",
+    "[",
+    "]",
+    ",",
+    ":",
+    '"',
+    "\\",
+    " ",
+    "\n",
+    "]]]",
+    "}}",
+    ",,",
+    "::",
+    "{{",
+    "[[",
+    "\\u",
+    "\\u12",
+    "\\ud83d",
+    "\\ude00",
+    "\\ud83d\\ude00",
+    "\\ud83d\\u0041",
+    "\\x",
+    "\\a",
+    "\\\\",
+    "\\'",
+    "\\U0041",
+    "\ud800",
+    "\udfff",
+    "\ud83d",
+    "\ude00",
+    "\x00",
+    "\x01",
+    "\x1f",
+    "\x7f",
+    "\t",
+    "\r",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "nan",
+    "inf",
+    "undefined",
+    "True",
+    "None",
+    "tru",
+    "fals",
+    "nul",
+    "truex",
+    "-",
+    "0",
+    "-0",
+    "01",
+    "1.",
+    ".5",
+    "1e",
+    "1e+",
+    "1E-2",
+    "+1",
+    "0x1F",
+    "1_000",
+    "123456789012345678901234567890",
+    "9" * 70,
+    "1e999",
+    "-1e-999",
+    "true",
+    "false",
+    "null",
+    '"key"',
+    '"k":',
+    '"v"',
+    "'single'",
+    "//",
+    "/*",
+    "\ufeff",
+    "\u2028",
+    "\U0001f600",
+    "é",
 ]
 
 
@@ -226,7 +299,13 @@ def mutated_texts(draw: st.DrawFn) -> str:
 @st.composite
 def random_pieces(draw: st.DrawFn) -> list[Piece]:
     """Any text (mostly mutated documents) cut at random, as str or UTF-8 bytes (lone surrogates made encodable)."""
-    text = draw(st.one_of(mutated_texts(), mutated_texts(), st.text(st.one_of(string_chars, st.sampled_from("{}[],:\"\\ ")), max_size=40)))
+    text = draw(
+        st.one_of(
+            mutated_texts(),
+            mutated_texts(),
+            st.text(st.one_of(string_chars, st.sampled_from('{}[],:"\\ ')), max_size=40),
+        )
+    )
     return draw(pieces_of(text))
 
 
@@ -413,14 +492,14 @@ def run_lockstep(
     names = list(backends)
     parsers = {name: backends[name].StreamingJsonParser() for name in names}
     result = Lockstep()
-    previous: dict[str, Any] = {name: MISSING for name in names}
+    previous: dict[str, Any] = dict.fromkeys(names, MISSING)
     for number, piece in enumerate(pieces):
         where = f"piece {number} ({piece[:60]!r})"
         changes: dict[str, Any] = {}
         for name in names:
             try:
                 changes[name] = parsers[name].append(piece)
-            except Exception as error:  # noqa: BLE001 - reported with the input
+            except Exception as error:
                 result.problem = f"{where}: {name} append() raised {error!r}"
                 return result
         last = number == len(pieces) - 1
@@ -436,7 +515,7 @@ def run_lockstep(
         for name in names:
             try:
                 snapshots[name] = parsers[name].snapshot()
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 result.problem = f"{where}: {name} snapshot() raised {error!r}"
                 return result
         if all(snapshots[name] is previous[name] for name in names):

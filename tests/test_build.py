@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 import shutil
-import tarfile
 import subprocess
 import sys
+import tarfile
 import venv
 from pathlib import Path
 
@@ -21,9 +21,7 @@ pytestmark = pytest.mark.slow
 
 
 def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None, timeout: int = 900) -> str:
-    result = subprocess.run(
-        command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False
-    )
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout, check=False)
     assert result.returncode == 0, f"{command} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
     return result.stdout + result.stderr
 
@@ -31,16 +29,31 @@ def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None, timeo
 def _source_copy(tmp_path: Path) -> Path:
     """The project as a fresh clone has it: no build products, no virtual environment."""
     source = tmp_path / "source"
-    ignore = shutil.ignore_patterns(".venv", "build", "dist", "*.egg-info", "*.so", "_core.c", "_core.html",
-                                    "__pycache__", ".git", ".pytest_cache", ".hypothesis", ".benchmarks")
+    ignore = shutil.ignore_patterns(
+        ".venv",
+        "build",
+        "dist",
+        "*.egg-info",
+        "*.so",
+        "_core.c",
+        "_core.html",
+        "__pycache__",
+        ".git",
+        ".pytest_cache",
+        ".hypothesis",
+        ".benchmarks",
+    )
     shutil.copytree(ROOT, source, ignore=ignore)
     return source
 
 
 def _build_wheel(source: Path, out: Path, env: dict[str, str]) -> tuple[Path, str]:
     # The build uses this environment's setuptools and Cython (no download), as `make` installs them.
-    log = _run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-v", "-w", str(out),
-                str(source)], cwd=source, env=env)
+    log = _run(
+        [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-v", "-w", str(out), str(source)],
+        cwd=source,
+        env=env,
+    )
     wheels = list(out.glob("streaming_json-*.whl"))
     assert len(wheels) == 1, log[-2000:]
     return wheels[0], log
@@ -63,11 +76,18 @@ def test_wheel_installs_into_a_fresh_environment_and_passes_the_suite(tmp_path: 
     shutil.copy(source / "README.md", tests.parent)  # the README's examples are part of the suite
     (tests.parent / "pytest.ini").write_text("[pytest]\nmarkers =\n    slow: builds or installs the package\n")
     env = dict(os.environ, STREAMING_JSON_REQUIRE_COMPILED="1")
-    output = _run([str(python), "-c", "import streaming_json, sys; print(streaming_json.__file__, streaming_json.BACKEND)"],
-                  cwd=tests.parent, env=env)
+    output = _run(
+        [str(python), "-c", "import streaming_json, sys; print(streaming_json.__file__, streaming_json.BACKEND)"],
+        cwd=tests.parent,
+        env=env,
+    )
     assert "site-packages" in output and "cython" in output, output
-    _run([str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "tests"],
-         cwd=tests.parent, env=env, timeout=1800)
+    _run(
+        [str(python), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "not slow", "tests"],
+        cwd=tests.parent,
+        env=env,
+        timeout=1800,
+    )
 
 
 @pytest.mark.parametrize("how", ["no compiler", "STREAMING_JSON_NO_EXTENSIONS"])
@@ -84,10 +104,17 @@ def test_a_build_without_the_compiled_core_installs_the_pure_backend(tmp_path: P
         assert len(warnings) == 1 and "pure-Python backend" in warnings[0], log[-3000:]
     python = _fresh_environment(tmp_path / "env")
     _run([str(python), "-m", "pip", "install", "--quiet", "--no-deps", str(wheel)], cwd=tmp_path)
-    output = _run([str(python), "-c", (
-        "import streaming_json as s; p = s.StreamingJsonParser(); p.append('{\"a\": [1, \"b'); "
-        "print(s.BACKEND, p.snapshot())"
-    )], cwd=tmp_path)
+    output = _run(
+        [
+            str(python),
+            "-c",
+            (
+                'import streaming_json as s; p = s.StreamingJsonParser(); p.append(\'{"a": [1, "b\'); '
+                "print(s.BACKEND, p.snapshot())"
+            ),
+        ],
+        cwd=tmp_path,
+    )
     assert output.strip() == "python {'a': [1, 'b']}"
 
 
@@ -101,9 +128,12 @@ def test_sdist_carries_the_generated_c_and_builds_without_cython(tmp_path: Path)
     # A build environment with setuptools but no Cython compiles the generated C.
     python = _fresh_environment(tmp_path / "env")
     _run([str(python), "-m", "pip", "install", "--quiet", "setuptools>=77", "wheel"], cwd=tmp_path)
-    _run([str(python), "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('Cython') is not None)"],
-         cwd=tmp_path)
-    _run([str(python), "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", str(sdist)],
-         cwd=tmp_path)
+    _run(
+        [str(python), "-c", "import importlib.util, sys; sys.exit(importlib.util.find_spec('Cython') is not None)"],
+        cwd=tmp_path,
+    )
+    _run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", str(sdist)], cwd=tmp_path
+    )
     output = _run([str(python), "-c", "import streaming_json as s; print(s.BACKEND)"], cwd=tmp_path)
     assert output.strip() == "cython"

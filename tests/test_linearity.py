@@ -31,7 +31,7 @@ MAX_RATIO = 2.5
 
 
 # 30 characters of string content: plain, non-BMP and escaped characters.
-_STRING_UNIT = "ab\u00e9\u4e2d\U0001f600\\n\\\"\\u00e9 xyz0123456789."
+_STRING_UNIT = 'ab\u00e9\u4e2d\U0001f600\\n\\"\\u00e9 xyz0123456789.'
 
 
 # name -> (text of about n characters, piece size: 1, or 0 for seeded random cuts of 1 to 16 characters)
@@ -72,7 +72,7 @@ def _seconds(backend: ModuleType, pieces: list[str], repeats: int) -> float:
     return best
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _calibrated_size(name: str) -> int:
     """The size at which the workload takes ``TARGET_SECONDS`` on the pure backend: the compiled core runs the same
     sizes (faster, so its small size is timed over more repeats)."""

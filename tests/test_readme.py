@@ -42,9 +42,20 @@ def test_package_and_readme_examples_pass_mypy_strict(tmp_path: Path) -> None:
         path.write_text(PRELUDE + example, encoding="utf-8")
         files.append(str(path))
     result = subprocess.run(
-        [sys.executable, "-m", "mypy", "--strict", "--ignore-missing-imports", "--no-incremental",
-         str(ROOT / "streaming_json"), *files],
-        capture_output=True, text=True, cwd=tmp_path, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--ignore-missing-imports",
+            "--no-incremental",
+            str(ROOT / "streaming_json"),
+            *files,
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout[-4000:]
 

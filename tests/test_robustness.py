@@ -315,12 +315,14 @@ def test_one_parser_reads_str_or_bytes_not_both(backend: ModuleType) -> None:
     parser.append(b'["\xc3')  # half of an é
     with pytest.raises(TypeError):
         parser.append("x")
-    parser.append(bytearray(b'\xa9'))
+    parser.append(bytearray(b"\xa9"))
     parser.append(memoryview(b'"]'))
     assert parser.snapshot() == ["\u00e9"]
 
 
-@pytest.mark.parametrize("first,second", [("", b"x"), (b"", "x"), (bytearray(), "x")], ids=["str", "bytes", "bytearray"])
+@pytest.mark.parametrize(
+    "first,second", [("", b"x"), (b"", "x"), (bytearray(), "x")], ids=["str", "bytes", "bytearray"]
+)
 def test_an_empty_first_piece_decides_the_input_type(backend: ModuleType, first: Any, second: Any) -> None:
     parser = backend.StreamingJsonParser()
     parser.append(first)

@@ -84,7 +84,9 @@ def test_every_real_call_streams_to_its_value(backend: ModuleType) -> None:
             arguments = stream.append(piece)
             if arguments is not shown:
                 problem = goes_backwards(shown, arguments)
-                assert problem is None, f"call {number} ({call['name']}) went backwards after {stream.text!r}: {problem}"
+                assert problem is None, (
+                    f"call {number} ({call['name']}) went backwards after {stream.text!r}: {problem}"
+                )
                 shown = arguments
         assert identical_json(shown, expected), f"call {number}: streamed {shown!r}"
         assert stream.text == call["arguments"]
