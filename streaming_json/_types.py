@@ -90,7 +90,7 @@ PENDING_NUMBER_DISPLAY_LIMIT = 64
 # characters, every snapshot is fresh. Beyond that a snapshot is fresh while the credit earned by appends
 # (CREDIT_PER_APPEND a call plus CREDIT_PER_CHAR a character) pays for it; otherwise the previous one is returned.
 STRING_CHARS_PER_COST = 64
-CONTAINER_COPY_COST = 1
+CONTAINER_COPY_COST = 32
 FREE_MEMBERS = 256
 FREE_STRING_CHARS = 4096
 CREDIT_PER_APPEND = 8
