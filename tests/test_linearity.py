@@ -1,22 +1,17 @@
 """Total time is linear in the text, whatever the cut, with a snapshot after every piece (issue 2); and the
 fresh-snapshot guarantee: while the open path is small, every snapshot shows the text read so far.
 
-Each workload is timed at a calibrated size ``n`` (about 0.1 s on the pure backend) and at ``8 n``; the time per
-character at ``8 n`` must stay within 2.5 times that at ``n``. Linear work gives about 1x, quadratic work 8x, so the
-limit leaves room for caches without letting a quadratic cost through (a test below shows one failing it).
+Each workload is timed at ``n`` = 8,192 characters and at ``8 n``; the time per character at ``8 n`` must stay within
+2.5 times that at ``n``. Linear work gives about 1x, quadratic work 8x (a test below shows the check failing a
+re-parser). ``8 n`` stays small enough for the data to live in the caches: half a million levels of open arrays take
+about 80 MB, and once they outgrow the last-level cache each container the snapshots copy and the GC visits costs more
+to reach, which is the machine's memory, not the work growing.
 
-What keeps noise out without hiding cost: times are CPU time of this process (``time.process_time``), so that other
-processes on a busy machine cannot add to them, while the garbage collector's work, which is ours, stays in; the two
-sizes are timed in turns and each keeps its best time, so a slow moment hits both sizes alike or neither; and only
-a ratio over the limit in every one of several rounds fails.
+``tests/timing.py`` keeps noise out without hiding cost: CPU time of this process, GC included, sizes timed in turns.
 """
 
 from __future__ import annotations
 
-import functools
-import gc
-import math
-import time
 from types import ModuleType
 from typing import Any, Callable
 
@@ -25,16 +20,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import streaming_json
-from streaming_json import MISSING, _pure
+from streaming_json import MISSING
 from streaming_json._types import FREE_MEMBERS, FREE_STRING_CHARS
 
 from .jsonvalues import identical_json
 from .strategies import cut_randomly, examples
+from .timing import per_character_growth
 
-TARGET_SECONDS = 0.1  # the small size takes at least this long
+SIZE = 8192
 GROWTH = 8
 MAX_RATIO = 2.5
-ROUNDS = 5  # timing rounds at most, each timing both sizes
 
 
 # 30 characters of string content: plain, non-BMP and escaped characters.
@@ -63,54 +58,13 @@ def _pieces(text: str, size: int) -> list[str]:
     return cut_randomly(text, seed=len(text), shortest=1, longest=16)
 
 
-def _stream_seconds(make_parser: Callable[[], Any], pieces: list[str]) -> float:
-    """CPU seconds to append every piece with a snapshot after each, GC included."""
-    gc.collect()
-    parser = make_parser()
-    append = parser.append
-    snapshot = parser.snapshot
-    start = time.process_time()
-    for piece in pieces:
-        append(piece)
-        snapshot()
-    return time.process_time() - start
-
-
-def per_character_growth(make_parser: Callable[[], Any], small: list[str], large: list[str]) -> float:
-    """How many times more a character costs in ``large`` than in ``small`` (each the joined text's pieces): the
-    best time of each over rounds taken in turns, stopping at the first round that shows it within ``MAX_RATIO``."""
-    small_chars, large_chars = sum(map(len, small)), sum(map(len, large))
-    first = _stream_seconds(make_parser, small)
-    repeats = min(10, max(1, math.ceil(TARGET_SECONDS / max(first, 1e-6))))  # a fast small size is timed in a loop
-    best_small = best_large = float("inf")
-    growth = float("inf")
-    for _ in range(ROUNDS):
-        best_small = min(best_small, min(_stream_seconds(make_parser, small) for _ in range(repeats)))
-        best_large = min(best_large, _stream_seconds(make_parser, large))
-        growth = (best_large / large_chars) / (best_small / small_chars)
-        if growth <= MAX_RATIO:
-            break
-    return growth
-
-
-@functools.cache
-def _calibrated_size(name: str) -> int:
-    """The size at which the workload takes ``TARGET_SECONDS`` on the pure backend: the compiled core runs the same
-    sizes (faster, so its small size is timed over more repeats)."""
-    make, size = WORKLOADS[name]
-    n = 4096
-    while n < 2**20 and _stream_seconds(_pure.StreamingJsonParser, _pieces(make(n), size)) < TARGET_SECONDS:
-        n *= 2
-    return n
-
-
 @pytest.mark.slow  # timing: run once, on the build under test, not again on the installed wheel
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_time_is_linear(backend: ModuleType, name: str) -> None:
     make, size = WORKLOADS[name]
-    n = _calibrated_size(name)
+    n = SIZE
     small, large = _pieces(make(n), size), _pieces(make(GROWTH * n), size)
-    growth = per_character_growth(backend.StreamingJsonParser, small, large)
+    growth = per_character_growth(backend.StreamingJsonParser, small, large, MAX_RATIO)
     assert growth <= MAX_RATIO, f"{name}: a character costs {growth:.2f}x as much at {GROWTH * n} characters as at {n}"
 
 
@@ -138,18 +92,8 @@ def test_the_linearity_check_catches_quadratic_work() -> None:
     n = 1024
     text = _STRING_UNIT * (GROWTH * n // 30)
     small, large = _pieces('"' + text[:n], 16), _pieces('"' + text, 16)
-    growth = per_character_growth(lambda: _ReparsingParser(streaming_json), small, large)
+    growth = per_character_growth(lambda: _ReparsingParser(streaming_json), small, large, MAX_RATIO)
     assert growth > MAX_RATIO, f"re-parsing per piece grew only {growth:.2f}x"
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(streaming_json.BACKEND != "cython", reason="a figure for the compiled core")
-def test_a_deep_open_path_costs_little_per_character() -> None:
-    """Half a million levels of open arrays in 1-character pieces, a snapshot after each: well under 1.5 us a
-    character (measured about 0.2 us; before the open path left the GC's reach, 3.7 us)."""
-    pieces = ["["] * 524288
-    seconds = min(_stream_seconds(streaming_json.StreamingJsonParser, pieces) for _ in range(3))
-    assert seconds / len(pieces) < 1.5e-6, f"{seconds / len(pieces) * 1e6:.2f} us a character"
 
 
 # --- The fresh-snapshot guarantee ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Measure the weights of the copy-credit rule (``streaming_json._types``).
+"""Measure the weights of the copy-credit rule (``streaming_json._types``), and what a deep open path costs.
 
 A fresh snapshot copies the open path: every open container, every member and element they hold, and the open
 string. This script measures what each costs the compiled core, in nanoseconds, as the slope of the time of one
@@ -7,12 +7,16 @@ one member each), a long open string (characters). Allocation, deallocation and 
 since a snapshot's copies are collected later at the user's expense. The weights in ``_types`` are these slopes
 relative to one member.
 
-Run: ``python bench/copy_cost.py`` (``--pure`` for the pure-Python backend).
+It also reads ``'[' * 524288`` in 1-character pieces with a snapshot after every piece and prints the time a
+character: the worst case of the rule, a path that only grows (the issue's bar: under 1.5 us).
+
+Run: ``python bench/snapshot_cost.py`` (``--pure`` for the pure-Python backend).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import time
 from types import ModuleType
 from typing import Callable
@@ -57,6 +61,21 @@ def measure(backend: ModuleType) -> dict[str, float]:
     return slopes
 
 
+def deep_path_ns_per_char(backend: ModuleType, depth: int = 524288) -> float:
+    """Nanoseconds a character for ``'[' * depth`` in 1-character pieces with a snapshot after each (best of 3)."""
+    best = float("inf")
+    for _ in range(3):
+        gc.collect()
+        parser = backend.StreamingJsonParser()
+        append, snapshot = parser.append, parser.snapshot
+        start = time.perf_counter_ns()
+        for _ in range(depth):
+            append("[")
+            snapshot()
+        best = min(best, (time.perf_counter_ns() - start) / depth)
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Measure the copy-credit weights.")
     parser.add_argument("--pure", action="store_true", help="measure the pure-Python backend")
@@ -70,6 +89,9 @@ def main() -> None:
     print(f"{backend.__name__}: one member is {member:.2f} ns")
     for name, value in slopes.items():
         print(f"{name:>17}: {value:8.3f} ns = {value / member:8.3f} members")
+    print(
+        f"'[' * 524288, 1-character pieces, a snapshot after each: {deep_path_ns_per_char(backend):.0f} ns a character"
+    )
 
 
 if __name__ == "__main__":
