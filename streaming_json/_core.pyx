@@ -234,7 +234,6 @@ cdef inline codepoint simple_escape(codepoint char) noexcept nogil:
 
 
 # Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
-# A parser makes a change for nearly every token: a free list saves the allocator a round trip for each.
 @cython.no_gc
 cdef class JsonChange:
     """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange` or a
@@ -265,7 +264,6 @@ cdef class JsonChange:
 
 @cython.final
 @cython.no_gc
-@cython.freelist(16)
 cdef class SetChange(JsonChange):
     """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
@@ -286,7 +284,6 @@ cdef class SetChange(JsonChange):
 
 @cython.final
 @cython.no_gc
-@cython.freelist(16)
 cdef class AppendChange(JsonChange):
     """``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
@@ -307,7 +304,6 @@ cdef class AppendChange(JsonChange):
 
 @cython.final
 @cython.no_gc
-@cython.freelist(16)
 cdef class DoneChange(JsonChange):
     """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
 
@@ -324,6 +320,47 @@ cdef class DoneChange(JsonChange):
 
     def __repr__(self):
         return f"DoneChange(path={self.path!r}, value={self.value!r})"
+
+
+# A parser makes a change for nearly every value, and a caller drops them a piece later: the three kinds (one layout)
+# share a free list of their memory, which saves the allocator a round trip and a clear for each. (Cython's own free
+# lists are for base classes only.)
+cdef extern from *:
+    """
+    #define STREAMING_JSON_FREE_CHANGES 64
+    static PyObject *streaming_json_free_changes[STREAMING_JSON_FREE_CHANGES];
+    static int streaming_json_free_change_count = 0;
+    static Py_ssize_t streaming_json_change_size = 0;
+
+    static PyObject *streaming_json_change_alloc(PyTypeObject *type, Py_ssize_t items) {
+        if (streaming_json_free_change_count && type->tp_basicsize == streaming_json_change_size) {
+            PyObject *change = streaming_json_free_changes[--streaming_json_free_change_count];
+            memset(change, 0, (size_t)streaming_json_change_size);
+            return PyObject_Init(change, type);
+        }
+        return PyType_GenericAlloc(type, items);
+    }
+
+    static void streaming_json_change_free(void *change) {
+        if (streaming_json_free_change_count < STREAMING_JSON_FREE_CHANGES
+                && Py_TYPE((PyObject *)change)->tp_basicsize == streaming_json_change_size) {
+            streaming_json_free_changes[streaming_json_free_change_count++] = (PyObject *)change;
+        } else {
+            PyObject_Free(change);
+        }
+    }
+
+    static void streaming_json_share_free_changes(PyTypeObject *type) {
+        streaming_json_change_size = type->tp_basicsize;
+        type->tp_alloc = streaming_json_change_alloc;
+        type->tp_free = streaming_json_change_free;
+    }
+    """
+    void streaming_json_share_free_changes(type change_type)
+
+
+for _change_type in (SetChange, AppendChange, DoneChange):
+    streaming_json_share_free_changes(_change_type)
 
 
 cdef inline SetChange new_set(tuple path, object value):
@@ -1271,6 +1308,7 @@ cdef class StreamingJsonParser:
         return copy
 
 
+@cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonDocuments:
     """Several JSON documents in one stream: concatenated values, JSON Lines, or objects and arrays in prose.
 
