@@ -30,6 +30,7 @@ from .strategies import (
     examples,
     identical_deep,
     random_pieces,
+    run_documents_lockstep,
     run_lockstep,
     split_at,
 )
@@ -380,7 +381,7 @@ def test_fuzz_never_raises_and_returns_json(backend: ModuleType, pieces: list[An
     kept: list[tuple[Any, Any]] = []
     for piece in pieces:
         for change in parser.append(piece):
-            assert change.kind in ("set", "append") and type(change.path) is tuple
+            assert change.kind in ("set", "append") and type(change.path) is tuple  # no done events unless asked
             assert all(type(slot) in (str, int) for slot in change.path) and len(change.path) <= REPORT_DEPTH
             if change.kind == "set":
                 _assert_json_value(change.value)
@@ -406,8 +407,23 @@ def test_fuzz_never_raises_and_returns_json(backend: ModuleType, pieces: list[An
 @examples(400)
 @given(random_pieces())
 def test_fuzz_backends_agree(pieces: list[Any]) -> None:
-    result = run_lockstep(AVAILABLE_BACKENDS, pieces, settle=True)
+    result = run_lockstep(AVAILABLE_BACKENDS, pieces, settle=True, options={"done_events": True})
     assert result.problem is None, result.problem
+
+
+@examples(200)
+@given(random_pieces())
+def test_fuzz_beyond_one_root(pieces: list[Any]) -> None:
+    """Prose, and documents in every mode: no exception, every backend alike, the same documents however cut."""
+    prose = run_lockstep(AVAILABLE_BACKENDS, pieces, options={"prose": True, "done_events": True})
+    assert prose.problem is None, prose.problem
+    whole = pieces[0][:0].join(pieces)
+    for mode in ({}, {"lines": True}, {"prose": True}, {"lines": True, "prose": True}):
+        cut = run_documents_lockstep(AVAILABLE_BACKENDS, pieces, **mode)
+        assert cut.problem is None, (mode, cut.problem)
+        uncut = run_documents_lockstep(AVAILABLE_BACKENDS, [whole], **mode)
+        for name in AVAILABLE_BACKENDS:
+            assert identical_deep(cut.finals[name], uncut.finals[name]), (mode, name)
 
 
 def test_the_snapshot_after_a_long_string_closes_is_fresh(backend: ModuleType) -> None:
