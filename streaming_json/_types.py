@@ -20,6 +20,10 @@ __all__ = [
     "CREDIT_PER_APPEND",
     "CREDIT_PER_CHAR",
     "STRING_CHARS_PER_COST",
+    "SKIPPED_LINES_KEPT",
+    "CONTAINER_COPY_COST",
+    "PROSE_CONTINUES_AFTER_BRACE",
+    "PROSE_CONTINUES_AFTER_BRACKET",
 ]
 
 
@@ -86,7 +90,16 @@ PENDING_NUMBER_DISPLAY_LIMIT = 64
 # characters, every snapshot is fresh. Beyond that a snapshot is fresh while the credit earned by appends
 # (CREDIT_PER_APPEND a call plus CREDIT_PER_CHAR a character) pays for it; otherwise the previous one is returned.
 STRING_CHARS_PER_COST = 64
+CONTAINER_COPY_COST = 1
 FREE_MEMBERS = 256
 FREE_STRING_CHARS = 4096
 CREDIT_PER_APPEND = 8
 CREDIT_PER_CHAR = 2
+
+# JSON Lines: how many of the latest skipped lines' numbers a document stream keeps.
+SKIPPED_LINES_KEPT = 100
+
+# Prose: a ``{`` or ``[`` starts a document only where the next non-blank character can continue JSON there, so that
+# "[sic]" or "{name}" in the prose around a document do not start one.
+PROSE_CONTINUES_AFTER_BRACE = '"}'
+PROSE_CONTINUES_AFTER_BRACKET = '{["]-0123456789tfn'
