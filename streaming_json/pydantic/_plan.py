@@ -449,12 +449,14 @@ class _Fields:
 class _ObjectNode(Node):
     """A model, dataclass or typed dict: a member per field, shown by attribute name."""
 
-    __slots__ = ("fields",)
+    __slots__ = ("fields", "defaults")
 
     def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], fields: _Fields):
         super().__init__(annotation, config, metadata)
         self.is_container = True
         self.fields = fields
+        # A twin has every field (None until read); a typed dict only the keys read.
+        self.defaults: Optional[dict[str, Any]] = None
 
     def child(self, slot: Slot) -> Node:
         return self.fields.node(slot)
@@ -466,10 +468,8 @@ class _ObjectNode(Node):
         return self.fields.name_to_keys.get(name, (name,))  # type: ignore[arg-type]
 
     def init(self, frame: Frame) -> None:
-        frame.values = {}
+        frame.values = {} if self.defaults is None else self.defaults.copy()
         frame.fields_set = set()
-        frame.extra = None
-        frame.subst = None
 
     def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         frame.raws[slot] = raw
@@ -483,8 +483,7 @@ class _ObjectNode(Node):
                 frame.extra[slot] = value
             return None
         if value is ABSENT:
-            frame.values.pop(name, None)
-            frame.fields_set.discard(name)
+            self._unset(frame.values, frame.fields_set, name)
         else:
             frame.values[name] = value
             frame.fields_set.add(name)
@@ -498,7 +497,15 @@ class _ObjectNode(Node):
             frame.subst.pop(slot, None)
         return None
 
+    def _unset(self, values: dict[str, Any], fields_set: set[str], name: str) -> None:
+        if self.defaults is None:
+            values.pop(name, None)
+        else:
+            values[name] = None
+        fields_set.discard(name)
+
     def _open_values(self, frame: Frame, slot: Optional[Slot], value: Any) -> tuple[dict[str, Any], set[str], Any]:
+        """The completed members' values with the open member's; fields read; extra members."""
         values = frame.values.copy()
         fields_set = frame.fields_set.copy()
         extra = frame.extra
@@ -509,8 +516,7 @@ class _ObjectNode(Node):
                     values[name] = value
                     fields_set.add(name)
                 elif slot in frame.raws:  # a repeated key whose new value is not shown yet
-                    values.pop(name, None)
-                    fields_set.discard(name)
+                    self._unset(values, fields_set, name)
             elif self.fields.extra_allowed and value is not ABSENT:
                 extra = dict(extra or {})
                 extra[slot] = value
@@ -531,7 +537,7 @@ class _ObjectNode(Node):
 
 
 class ModelNode(_ObjectNode):
-    __slots__ = ("twin", "defaults")
+    __slots__ = ("twin",)
 
     def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any) -> None:
         super().__init__(annotation, cls.model_config, metadata, _model_fields(cls))
@@ -543,13 +549,13 @@ class ModelNode(_ObjectNode):
 
     def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
         values, fields_set, extra = self._open_values(frame, slot, value)
-        full = self.defaults.copy()
-        full.update(values)
-        return construct_model(self.twin, full, fields_set, dict(extra) if extra is not None else None)
+        if extra is not None or self.fields.extra_allowed:
+            extra = dict(extra or ())
+        return construct_model(self.twin, values, fields_set, extra)
 
 
 class DataclassNode(_ObjectNode):
-    __slots__ = ("twin", "defaults")
+    __slots__ = ("twin",)
 
     def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any) -> None:
         own = getattr(cls, "__pydantic_config__", None)
@@ -564,9 +570,7 @@ class DataclassNode(_ObjectNode):
 
     def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
         values, _, _ = self._open_values(frame, slot, value)
-        full = self.defaults.copy()
-        full.update(values)
-        return construct_dataclass(self.twin, full)
+        return construct_dataclass(self.twin, values)
 
 
 class TypedDictNode(_ObjectNode):
@@ -617,7 +621,7 @@ class RootModelNode(Node):
 
     def for_container(self, is_list: bool) -> Node:
         inner = self.inner.for_container(is_list)
-        return self if inner is self.inner else _RootContainer(self, inner)
+        return Opaque(self) if isinstance(inner, Opaque) else _RootContainer(self, inner)
 
 
 class _RootContainer(Node):

@@ -19,7 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 import streaming_json
 from streaming_json._repair import repair_json
-from streaming_json._types import MISSING, REPORT_DEPTH_LIMIT
+from streaming_json._types import FREE_MEMBERS, MISSING, REPORT_DEPTH_LIMIT
 
 from ._plan import ABSENT, Frame, Node, plan
 
@@ -112,6 +112,7 @@ class ModelStream(Generic[T]):
         "_parser_class",
         "_parser",
         "_frames",
+        "_open_member",
         "_snapshot",
         "_value",
         "_done",
@@ -137,6 +138,8 @@ class ModelStream(Generic[T]):
         self._parser = self._parser_class(changes=False, done_events=True)
         self.errors = []
         self._frames: list[Frame] = []
+        # The innermost open value of the last walk, as (frame, slot, what it showed): what a rebuild shows there.
+        self._open_member: Optional[tuple[Frame, Any, Any]] = None
         self._snapshot: Any = MISSING
         self._value: Any = None
         self._done = False
@@ -156,7 +159,7 @@ class ModelStream(Generic[T]):
     def text(self) -> str:
         """The text received so far (bytes pieces decoded as UTF-8)."""
         if self._chunks:
-            joined = (b"" if self._bytes else "").join(self._chunks)
+            joined = (b"" if self._bytes else "").join(self._chunks)  # type: ignore[attr-defined]
             self._text = joined if self._text is None else self._text + joined
             self._chunks = []
         if self._text is None:
@@ -165,19 +168,31 @@ class ModelStream(Generic[T]):
 
     def append(self, piece: Piece) -> Any:
         """Read the next piece (``str`` or UTF-8 bytes-like); return the partial value so far."""
-        events = self._parser.append(piece)
-        if piece:
-            if not self._chunks and self._text is None:
-                self._bytes = not isinstance(piece, str)
-            self._chunks.append(bytes(piece) if isinstance(piece, (bytearray, memoryview)) else piece)
-        for event in events:
-            self._completed(event.path, event.value)
+        events = self._parser.append(piece)  # raises TypeError before anything is kept, as the parser does
+        if type(piece) is str:
+            self._chunks.append(piece)
+        elif isinstance(piece, str):  # a str subclass reads as its text
+            self._chunks.append(str(piece))
+        else:
+            self._bytes = True
+            self._chunks.append(bytes(piece))  # a copy: a bytearray may be reused by the caller
+        if events:
+            completed = self._completed
+            for event in events:
+                completed(event.path, event.value)
         if self._done:
             return self._value
         snapshot = self._parser.snapshot()
-        if snapshot is not self._snapshot:  # the parser's snapshot is shared until the text changes it
+        if snapshot is not self._snapshot:
             self._snapshot = snapshot
             self._value = self._build(snapshot)
+        elif events and sum(len(frame.raws) + 1 for frame in self._frames) <= FREE_MEMBERS:
+            # The same snapshot: the plain value did not change (while the open path is this small, the parser's
+            # snapshots are fresh), but values completed (a closing quote or bracket), which changes what shows: a
+            # validated instance, a literal. The open path is rebuilt from the frames.
+            self._value = self._rebuild()
+        # Otherwise the snapshot is shared until the text changes it, or lags behind a large open path until the
+        # text pays for a copy: the partial value follows it.
         return self._value
 
     def replace(self, text: str) -> Any:
@@ -243,30 +258,43 @@ class ModelStream(Generic[T]):
         frames = self._frames
         parent: Optional[Frame] = None
         if depth:
-            parent = self._parent(path)
+            parent = frames[depth - 1] if depth <= len(frames) else None
+            if parent is None or parent.path != path[:-1]:
+                parent = self._parent(path)
             node = parent.node.child(path[-1])
         else:
             node = self._root
-        own = frames[depth] if depth < len(frames) and frames[depth].path == path else None
-        del frames[depth:]
+        own = None
+        if depth < len(frames):
+            if frames[depth].path == path:
+                own = frames[depth]
+            del frames[depth:]
+        # ``reported``: the error is in ``errors``, here or (for a container whose failure its members explain)
+        # further in; a scalar's error counts where its container completes (validators may need other fields).
         if own is not None:  # an open container: its members are validated already
             value, ok, error = own.node.finalize(own, raw)
-            record = error is not None and not _explained(error, own, own.node)
-        elif type(raw) in _CONTAINERS:  # a container that arrived whole
+            reported = error is not None
+            if reported and not _explained(error, own, own.node):  # type: ignore[arg-type]
+                self.errors.append((path, error))  # type: ignore[arg-type]
+        elif type(raw) is dict or type(raw) is list:  # a container that arrived whole
             value, ok, error = node.for_container(type(raw) is list).complete_container(raw)
-            record = error is not None
-        else:  # a scalar's error counts where its container completes (validators may need the other fields)
+            reported = error is not None
+            if reported:
+                self.errors.append((path, error))  # type: ignore[arg-type]
+        else:
             value, ok, error = node.complete_scalar(raw)
-            record = error is not None and parent is None
-        if record:
-            self.errors.append((path, error))  # type: ignore[arg-type]
+            reported = error is not None and parent is None
+            if reported:
+                self.errors.append((path, error))  # type: ignore[arg-type]
         if parent is None:
             self._done = True
             self._root_raw = raw
             self._value = None if value is ABSENT else value
             return
-        if record:
+        if reported:
             parent.failed.append(path[-1])
+        if self._open_member is not None and self._open_member[0] is parent and self._open_member[1] == path[-1]:
+            self._open_member = None  # the open value of the last walk completed
         more = parent.node.add(parent, path[-1], raw, value, ok, node)
         if more:  # a discriminated union re-read its members as its variant's
             for slot, member_error in more:
@@ -302,8 +330,6 @@ class ModelStream(Generic[T]):
 
     def _open(self, depth: int, node: Node, raw: Any, path: Path) -> Any:
         """The partial value of the open container ``raw`` at ``path``, from its frame and its open member."""
-        if depth >= REPORT_DEPTH_LIMIT:  # below the parser's reporting depth: shown once complete
-            return ABSENT
         frames = self._frames
         is_list = type(raw) is list
         if depth < len(frames) and (depth == 0 or frames[depth].path[-1] == path[-1]):
@@ -327,15 +353,32 @@ class ModelStream(Generic[T]):
                     break
         if slot is None:
             del frames[depth + 1 :]
+            self._open_member = None
             return node.partial(frame, None, ABSENT)
         member = raw[slot]
         child = node.child(slot)
-        if type(member) in _CONTAINERS:
+        if type(member) in _CONTAINERS and depth + 1 < REPORT_DEPTH_LIMIT:
             value = self._open(depth + 1, child, member, path + (slot,))
-        else:
+        else:  # the innermost open value: a string, a word, or a container too deep to follow
             del frames[depth + 1 :]
-            value = child.open_scalar(member)
+            value = ABSENT if type(member) in _CONTAINERS else child.open_scalar(member)
+            self._open_member = (frame, slot, value)
         return node.partial(frame, slot, value)
+
+    def _rebuild(self) -> Any:
+        """The partial value from the frames and the open value of the last walk, where the text completed values
+        but changed nothing else."""
+        frames = self._frames
+        if not frames:
+            return self._value
+        slot: Any = None
+        value = ABSENT
+        if self._open_member is not None and self._open_member[0] is frames[-1]:
+            _, slot, value = self._open_member
+        for frame in reversed(frames):
+            value = frame.node.partial(frame, slot, value)
+            slot = frame.path[-1] if frame.path else None
+        return value
 
 
 def _exists(node: Node, raw: Any, path: tuple[Any, ...]) -> bool:
