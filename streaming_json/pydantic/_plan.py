@@ -355,10 +355,25 @@ class Undecided(AnyNode):
         return (value if ok else self.partial(frame, None, ABSENT)), ok, error
 
 
+class _Tag(AnyNode):
+    """A discriminator's value in an object whose variant is not known yet: shown once complete, as a literal is."""
+
+    __slots__ = ()
+
+    def open_scalar(self, raw: Any) -> Any:
+        return ABSENT
+
+
+TAG = _Tag(Any, None)
+
+
 class Discriminating(Undecided):
     """A discriminated union before its discriminator completes; then the frame turns into the variant's."""
 
     __slots__ = ()
+
+    def child(self, slot: Slot) -> Node:
+        return TAG if slot == self.union.key else ANY  # type: ignore[attr-defined]
 
     def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         super().add(frame, slot, raw, value, ok, node)
