@@ -442,7 +442,7 @@ class _Fields:
             self.name_to_keys[name] = tuple(keys)
             metadata = tuple(field.metadata)
             if field.discriminator is not None:
-                metadata += (FieldInfo(discriminator=field.discriminator),)  # type: ignore[call-arg]
+                metadata += (FieldInfo(discriminator=field.discriminator),)
             self.annotations[name] = (field.annotation, metadata)
         self.no_subst = no_subst
         self.nodes: dict[str, Node] = {}
@@ -451,7 +451,7 @@ class _Fields:
     def node(self, key: Slot) -> Node:
         found = self.nodes.get(key)  # type: ignore[arg-type]
         if found is None:
-            name = self.key_to_name.get(key) if type(key) is str else None  # type: ignore[arg-type]
+            name = self.key_to_name.get(key) if type(key) is str else None
             if name is None:
                 found = ANY if self.extra_allowed else IGNORE
             else:
@@ -474,7 +474,8 @@ class _ObjectNode(Node):
         self.defaults: Optional[dict[str, Any]] = None
 
     def child(self, slot: Slot) -> Node:
-        return self.fields.node(slot)
+        found = self.fields.nodes.get(slot)  # type: ignore[call-overload]
+        return found if found is not None else self.fields.node(slot)
 
     def for_container(self, is_list: bool) -> Node:
         return Opaque(self) if is_list else self
@@ -707,7 +708,7 @@ class SequenceNode(Node):
     def child(self, slot: Slot) -> Node:
         if self.item is not None:
             return self.item
-        return self.items[slot] if type(slot) is int and slot < len(self.items) else IGNORE  # type: ignore[index]
+        return self.items[slot] if type(slot) is int and slot < len(self.items) else IGNORE
 
     def for_container(self, is_list: bool) -> Node:
         return self if is_list else Opaque(self)
@@ -948,7 +949,7 @@ def _unwrap(tp: Any, metadata: tuple[Any, ...]) -> tuple[Any, tuple[Any, ...]]:
 
 
 def _with_metadata(tp: Any, metadata: tuple[Any, ...]) -> Any:
-    return typing.Annotated[(tp, *metadata)] if metadata else tp  # type: ignore[return-value]
+    return typing.Annotated[(tp, *metadata)] if metadata else tp
 
 
 def _discriminator(metadata: tuple[Any, ...]) -> Any:
@@ -1016,8 +1017,8 @@ def _union(full: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], a
     nullable = len(members) < len(args)
     discriminator = _discriminator(metadata)
     if len(members) == 1 and discriminator is None:
-        node = build(members[0], config, metadata)
-        return _nullable(node) if nullable else node
+        only = build(members[0], config, metadata)
+        return _nullable(only) if nullable else only
     nodes = [build(member, config) for member in members]
     node: UnionNode
     key_and_variants = _variants(discriminator, nodes) if discriminator is not None else None

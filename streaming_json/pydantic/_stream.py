@@ -111,6 +111,8 @@ class ModelStream(Generic[T]):
         "_root",
         "_parser_class",
         "_parser",
+        "_read",
+        "_take_snapshot",
         "_frames",
         "_open_member",
         "_snapshot",
@@ -136,6 +138,8 @@ class ModelStream(Generic[T]):
 
     def _start(self) -> None:
         self._parser = self._parser_class(changes=False, done_events=True)
+        self._read = self._parser.append
+        self._take_snapshot = self._parser.snapshot
         self.errors = []
         self._frames: list[Frame] = []
         # The innermost open value of the last walk, as (frame, slot, what it showed): what a rebuild shows there.
@@ -159,7 +163,7 @@ class ModelStream(Generic[T]):
     def text(self) -> str:
         """The text received so far (bytes pieces decoded as UTF-8)."""
         if self._chunks:
-            joined = (b"" if self._bytes else "").join(self._chunks)  # type: ignore[attr-defined]
+            joined = (b"" if self._bytes else "").join(self._chunks)
             self._text = joined if self._text is None else self._text + joined
             self._chunks = []
         if self._text is None:
@@ -168,7 +172,7 @@ class ModelStream(Generic[T]):
 
     def append(self, piece: Piece) -> Any:
         """Read the next piece (``str`` or UTF-8 bytes-like); return the partial value so far."""
-        events = self._parser.append(piece)  # raises TypeError before anything is kept, as the parser does
+        events = self._read(piece)  # raises TypeError before anything is kept, as the parser does
         if type(piece) is str:
             self._chunks.append(piece)
         elif isinstance(piece, str):  # a str subclass reads as its text
@@ -179,14 +183,14 @@ class ModelStream(Generic[T]):
         if events:
             completed = self._completed
             for event in events:
-                completed(event.path, event.value)
+                completed(event.path, event.value)  # type: ignore[union-attr]
         if self._done:
             return self._value
-        snapshot = self._parser.snapshot()
+        snapshot = self._take_snapshot()
         if snapshot is not self._snapshot:
             self._snapshot = snapshot
             self._value = self._build(snapshot)
-        elif events and sum(len(frame.raws) + 1 for frame in self._frames) <= FREE_MEMBERS:
+        elif events and self._small_open_path():
             # The same snapshot: the plain value did not change (while the open path is this small, the parser's
             # snapshots are fresh), but values completed (a closing quote or bracket), which changes what shows: a
             # validated instance, a literal. The open path is rebuilt from the frames.
@@ -364,6 +368,15 @@ class ModelStream(Generic[T]):
             value = ABSENT if type(member) in _CONTAINERS else child.open_scalar(member)
             self._open_member = (frame, slot, value)
         return node.partial(frame, slot, value)
+
+    def _small_open_path(self) -> bool:
+        """Whether the open path holds at most ``FREE_MEMBERS`` members (the parser's snapshots are then fresh)."""
+        total = 0
+        for frame in self._frames:
+            total += len(frame.raws) + 1
+            if total > FREE_MEMBERS:
+                return False
+        return True
 
     def _rebuild(self) -> Any:
         """The partial value from the frames and the open value of the last walk, where the text completed values

@@ -120,7 +120,7 @@ def _dataclass_twin(cls: type) -> type:
 def construct_model(twin: type, values: dict[str, Any], fields_set: set[str], extra: Optional[dict[str, Any]]) -> Any:
     """A twin instance holding ``values`` (every field present), without validation: what ``model_construct`` does,
     at a third of its cost (it runs for every open model on every fresh partial value)."""
-    instance = _object_new(twin)
+    instance: Any = _object_new(twin)
     _object_setattr(instance, "__dict__", values)
     _object_setattr(instance, "__pydantic_fields_set__", fields_set)
     _object_setattr(instance, "__pydantic_extra__", extra)
@@ -129,6 +129,6 @@ def construct_model(twin: type, values: dict[str, Any], fields_set: set[str], ex
 
 
 def construct_dataclass(twin: type, values: dict[str, Any]) -> Any:
-    instance = _object_new(twin)
+    instance: Any = _object_new(twin)
     _object_setattr(instance, "__dict__", values)
     return instance
