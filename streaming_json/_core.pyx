@@ -724,6 +724,7 @@ cdef class StreamingJsonParser:
             return 0
         container = {} if is_object else []
         PyObject_GC_UnTrack(<PyObject*>container)  # open: only the parser sees it (see the module doc)
+        self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _types)
         path = self._place(index, container)
         if path is not None:
             self._report_set(path, {} if is_object else [])

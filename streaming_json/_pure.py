@@ -522,6 +522,7 @@ class StreamingJsonParser:
             self._dropped_depth += 1
             return
         container: Any = {} if is_object else []
+        self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _types)
         path = self._place(parent, container)
         frame = _Frame(container, is_object, path)
         if path is not None:
