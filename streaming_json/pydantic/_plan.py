@@ -474,7 +474,7 @@ class _ObjectNode(Node):
         self.defaults: Optional[dict[str, Any]] = None
 
     def child(self, slot: Slot) -> Node:
-        found = self.fields.nodes.get(slot)  # type: ignore[call-overload]
+        found = self.fields.nodes.get(slot)  # type: ignore[arg-type]
         return found if found is not None else self.fields.node(slot)
 
     def for_container(self, is_list: bool) -> Node:

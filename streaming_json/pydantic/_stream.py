@@ -130,7 +130,13 @@ class ModelStream(Generic[T]):
     """``(path, error)`` for every completed part that failed validation, in the order they completed; paths are
     JSON keys and indices. A part whose failure is explained by a failed part inside it is not listed again."""
 
-    def __init__(self, type_: type[T], *, parser_class: Any = None) -> None:
+    @overload
+    def __init__(self, type_: type[T], *, parser_class: Any = None) -> None: ...
+
+    @overload
+    def __init__(self: ModelStream[Any], type_: Any, *, parser_class: Any = None) -> None: ...
+
+    def __init__(self, type_: Any, *, parser_class: Any = None) -> None:
         self.type = type_
         self._root: Node = plan(type_)
         self._parser_class = parser_class if parser_class is not None else streaming_json.StreamingJsonParser
@@ -494,24 +500,34 @@ def _json_text(value: Any) -> str:
 
 @overload
 def iter_models(
-    pieces: Iterable[str], item_type: type[T], path: Path = (), on_error: Optional[ErrorCallback] = None
-) -> Iterator[T]: ...
-
-
-@overload
-def iter_models(
-    pieces: Iterable[Piece], item_type: type[T], path: Path = (), on_error: Optional[ErrorCallback] = None
-) -> Iterator[T]: ...
-
-
-def iter_models(
     pieces: Iterable[Piece],
     item_type: type[T],
     path: Path = (),
     on_error: Optional[ErrorCallback] = None,
     *,
     parser_class: Any = None,
-) -> Iterator[T]:
+) -> Iterator[T]: ...
+
+
+@overload
+def iter_models(
+    pieces: Iterable[Piece],
+    item_type: Any,
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> Iterator[Any]: ...
+
+
+def iter_models(
+    pieces: Iterable[Piece],
+    item_type: Any,
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> Iterator[Any]:
     """Each element of the array at ``path`` as a validated ``item_type``, once, as soon as it is complete.
 
     ``pieces`` is any iterable of ``str`` or of UTF-8 bytes-like pieces; ``path`` a tuple of JSON keys and indices
@@ -523,14 +539,36 @@ def iter_models(
         yield from items.read(piece)
 
 
-async def aiter_models(
+@overload
+def aiter_models(
     pieces: AsyncIterable[Piece],
     item_type: type[T],
     path: Path = (),
     on_error: Optional[ErrorCallback] = None,
     *,
     parser_class: Any = None,
-) -> AsyncIterator[T]:
+) -> AsyncIterator[T]: ...
+
+
+@overload
+def aiter_models(
+    pieces: AsyncIterable[Piece],
+    item_type: Any,
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> AsyncIterator[Any]: ...
+
+
+async def aiter_models(
+    pieces: AsyncIterable[Piece],
+    item_type: Any,
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> AsyncIterator[Any]:
     """:func:`iter_models` over an async iterable of pieces."""
     items = _Items(item_type, path, on_error, parser_class)
     async for piece in pieces:
