@@ -237,9 +237,21 @@ def test_a_parent_validator_that_reads_raw_input_sees_the_raw_input(backend: Mod
                 raise ValueError("expected the JSON object")
             return {"x": value["x"] + 1}
 
+    class Wrapper(BaseModel):
+        child: Child
+
+        @model_validator(mode="before")
+        @classmethod
+        def needs_dicts(cls, data: Any) -> Any:
+            assert isinstance(data["child"], dict), "expected the JSON object"
+            return {"child": {"x": data["child"]["x"] * 10}}
+
     stream = stream_of(backend, Parent)
     final = feed(stream, '{"child": {"x": 1}}')[-1]
     assert isinstance(final, Parent) and final.child.x == 2 and stream.errors == []
+    stream = stream_of(backend, Wrapper)
+    final = feed(stream, '{"child": {"x": 1}}')[-1]
+    assert isinstance(final, Wrapper) and final.child.x == 10 and stream.errors == []
 
 
 def test_list_of_models_keeps_an_invalid_item_in_place_as_a_twin(backend: ModuleType) -> None:

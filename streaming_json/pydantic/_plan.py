@@ -1082,16 +1082,15 @@ def _model_fields(cls: type[BaseModel]) -> _Fields:
 def _no_subst(cls: Any) -> frozenset[str]:
     """Fields whose input a user's validator sees before validation (so a validated child must not replace it)."""
     decorators = getattr(cls, "__pydantic_decorators__", None)
-    names = frozenset(getattr(cls, "__pydantic_fields__", None) or getattr(cls, "model_fields", {}))
     if decorators is None:
         return frozenset()
-    if any(d.info.mode in _INPUT_VALIDATOR_MODES for d in decorators.model_validators.values()):
-        return names
-    if any(d.info.pre for d in decorators.root_validators.values()) or decorators.validators:
+    names = frozenset(getattr(cls, "__pydantic_fields__", None) or getattr(cls, "model_fields", {}))
+    whole = list(decorators.model_validators.values()) + list(decorators.root_validators.values())
+    if any(getattr(d.info, "mode", "before") in _INPUT_VALIDATOR_MODES for d in whole):
         return names
     blocked: set[str] = set()
-    for decorator in decorators.field_validators.values():
-        if decorator.info.mode in _INPUT_VALIDATOR_MODES:
+    for decorator in [*decorators.field_validators.values(), *decorators.validators.values()]:
+        if getattr(decorator.info, "mode", "before") in _INPUT_VALIDATOR_MODES:
             fields = decorator.info.fields
             blocked.update(names if "*" in fields else fields)
     return frozenset(blocked)
