@@ -540,6 +540,9 @@ def test_finish_reports_truncated_text_with_the_text(backend: ModuleType) -> Non
     assert result.error.errors()[0]["type"] == "json_invalid"
     assert result.message is not None and result.message.endswith(f"\nReceived arguments: {text}")
     assert "not valid JSON" in result.message
+    output_message = result.message_for("output")
+    assert output_message is not None and output_message.endswith(f"\nReceived output: {text}")
+    assert stream.plain_value == {"path": "a.py", "content": "impo"}  # the untyped value, from the same parser
 
 
 def test_finish_names_the_invalid_fields(backend: ModuleType) -> None:

@@ -55,9 +55,13 @@ class ModelResult(Generic[T]):
     def message(self) -> Optional[str]:
         """None, or text naming the problem for sending back to a model: it ends with ``Received arguments:`` and
         the text, as the tool-call errors of ``ToolCallArgumentsStream.finish()`` do."""
+        return self.message_for("arguments")
+
+    def message_for(self, received: str) -> Optional[str]:
+        """:attr:`message` ending with ``Received <received>:`` and the text (``"output"`` for structured output)."""
         if self.error is None:
             return None
-        return f"{_describe(self.error, self.type)}\nReceived arguments: {self.text}"
+        return f"{_describe(self.error, self.type, received)}\nReceived {received}: {self.text}"
 
     def __iter__(self) -> Iterator[Any]:
         yield self.value
@@ -78,13 +82,15 @@ def _type_name(type_: Any) -> str:
     return getattr(type_, "__name__", None) or repr(type_)
 
 
-def _describe(error: BaseException, type_: Any) -> str:
+def _describe(error: BaseException, type_: Any, what: str) -> str:
+    name = _type_name(type_)
     if not isinstance(error, ValidationError):
-        return f"The arguments could not be validated as {_type_name(type_)}: {type(error).__name__}: {error}."
+        return f"The {what} could not be validated as {name}: {type(error).__name__}: {error}."
     details = error.errors(include_url=False)
     if len(details) == 1 and details[0]["type"] == "json_invalid":
-        return f"The arguments are not valid JSON: {details[0]['msg']}."
-    lines = [f"The arguments do not match {_type_name(type_)} ({len(details)} error{'s' * (len(details) != 1)}):"]
+        return f"The {what} {'is' if what == 'output' else 'are'} not valid JSON: {details[0]['msg']}."
+    verb = "does" if what == "output" else "do"
+    lines = [f"The {what} {verb} not match {name} ({len(details)} error{'s' * (len(details) != 1)}):"]
     for detail in details:
         where = ".".join(str(part) for part in detail["loc"]) or "(the whole value)"
         lines.append(f"- {where}: {detail['msg']}")
@@ -164,6 +170,12 @@ class ModelStream(Generic[T]):
     def value(self) -> Any:
         """The partial value after the last piece (what ``append`` returned)."""
         return self._value
+
+    @property
+    def plain_value(self) -> Any:
+        """The plain JSON value of the text so far, the parser's ``snapshot()`` (``MISSING`` before the root starts):
+        for a caller that also shows the untyped value, without a second parser."""
+        return self._take_snapshot()
 
     @property
     def text(self) -> str:
