@@ -36,7 +36,7 @@ _CONTAINERS = (dict, list)
 class ModelResult(Generic[T]):
     """What :meth:`ModelStream.finish` returns: ``value`` and ``error`` (unpack as ``value, error = result``)."""
 
-    __slots__ = ("value", "error", "text", "type")
+    __slots__ = ("value", "error", "text", "type_")
 
     value: Optional[T]
     """The validated value, or None where the text did not validate."""
@@ -45,11 +45,14 @@ class ModelResult(Generic[T]):
     text: str
     """The complete text received."""
 
-    def __init__(self, value: Optional[T], error: Optional[BaseException], text: str = "", type: Any = None) -> None:
+    type_: Any
+    """The type validated against."""
+
+    def __init__(self, value: Optional[T], error: Optional[BaseException], text: str = "", type_: Any = None) -> None:
         self.value = value
         self.error = error
         self.text = text
-        self.type = type
+        self.type_ = type_
 
     @property
     def message(self) -> Optional[str]:
@@ -61,7 +64,7 @@ class ModelResult(Generic[T]):
         """:attr:`message` ending with ``Received <received>:`` and the text (``"output"`` for structured output)."""
         if self.error is None:
             return None
-        return f"{_describe(self.error, self.type, received)}\nReceived {received}: {self.text}"
+        return f"{_describe(self.error, self.type_, received)}\nReceived {received}: {self.text}"
 
     def __iter__(self) -> Iterator[Any]:
         yield self.value
@@ -112,7 +115,7 @@ class ModelStream(Generic[T]):
     """
 
     __slots__ = (
-        "type",
+        "type_",
         "errors",
         "_root",
         "_parser_class",
@@ -130,8 +133,8 @@ class ModelStream(Generic[T]):
         "_bytes",
     )
 
-    type: Any
-    """The type the stream reads."""
+    type_: Any
+    """The type the stream reads (the constructor's argument)."""
     errors: list[tuple[Path, BaseException]]
     """``(path, error)`` for every completed part that failed validation, in the order they completed; paths are
     JSON keys and indices. A part whose failure is explained by a failed part inside it is not listed again."""
@@ -143,7 +146,7 @@ class ModelStream(Generic[T]):
     def __init__(self: ModelStream[Any], type_: Any, *, parser_class: Any = None) -> None: ...
 
     def __init__(self, type_: Any, *, parser_class: Any = None) -> None:
-        self.type = type_
+        self.type_ = type_
         self._root: Node = plan(type_)
         self._parser_class = parser_class if parser_class is not None else streaming_json.StreamingJsonParser
         self._start()
@@ -255,20 +258,20 @@ class ModelStream(Generic[T]):
         """One strict validation of the complete text (``validate_json``). Strings holding raw control characters or
         stray backslashes are repaired first where that is what makes the text parse, as for tool-call arguments."""
         text = self.text
-        adapter = _adapter(self.type)
+        adapter = _adapter(self.type_)
         try:
             value = adapter.validate_json(text)
         except ValidationError as error:
             repaired = _repaired(text, error)
             if repaired is not None:
                 try:
-                    return ModelResult(adapter.validate_json(repaired), None, text, self.type)
+                    return ModelResult(adapter.validate_json(repaired), None, text, self.type_)
                 except Exception:
                     pass
-            return ModelResult(None, error, text, self.type)
+            return ModelResult(None, error, text, self.type_)
         except Exception as error:  # what a user's validator raised
-            return ModelResult(None, error, text, self.type)
-        return ModelResult(value, None, text, self.type)
+            return ModelResult(None, error, text, self.type_)
+        return ModelResult(value, None, text, self.type_)
 
     # --- Completed values ---------------------------------------------------------------------------------------
 

@@ -48,7 +48,7 @@ _TWINS: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
 _NAMING_KEYS = ("populate_by_name", "validate_by_name", "validate_by_alias", "frozen")
 
 
-def partial_twin(cls: type) -> type:
+def partial_twin(cls: type) -> type[Any]:
     """The partial twin of a model, root model or dataclass (made once per class).
 
     A model's twin is a ``PartialTwin`` subclass named ``Partial<Name>``: the same field names, aliases and naming
