@@ -619,6 +619,14 @@ def test_aiter_models(backend: ModuleType) -> None:
 # --- Packaging -----------------------------------------------------------------------------------------------------
 
 
+def test_a_type_pydantic_cannot_validate_fails_at_construction() -> None:
+    class Opaque:
+        pass
+
+    with pytest.raises(pydantic.PydanticSchemaGenerationError):
+        ModelStream(Opaque)
+
+
 def test_the_default_parser_is_the_packages() -> None:
     stream = ModelStream(WriteFile)
     value = stream.append('{"path": "x", "content": "y')

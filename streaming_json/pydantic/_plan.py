@@ -129,7 +129,10 @@ class Node:
     def validate(self, value: Any, raw: Any) -> Outcome:
         """Validate ``value`` (``raw`` with validated parts standing in); on failure, the JSON text of ``raw``
         decides, as ``validate_json`` of the whole text would. Never raises."""
-        validator = self.validator
+        try:
+            validator = self.validator
+        except Exception as error:  # a part pydantic cannot validate on its own: it is validated with its parent
+            return ABSENT, False, error
         if not self.json_mode:
             try:
                 return validator.validate_python(value), True, None

@@ -147,6 +147,7 @@ class ModelStream(Generic[T]):
 
     def __init__(self, type_: Any, *, parser_class: Any = None) -> None:
         self.type_ = type_
+        _adapter(type_)  # a type pydantic cannot validate fails here, not in the middle of a stream
         self._root: Node = plan(type_)
         self._parser_class = parser_class if parser_class is not None else streaming_json.StreamingJsonParser
         self._start()
