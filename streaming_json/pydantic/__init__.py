@@ -6,8 +6,9 @@
 
     stream = ModelStream(WriteFile)
     for piece in pieces:
-        partial = stream.append(piece)  # a PartialWriteFile: WriteFile's fields, each None until read
-        show(partial.path, partial.content)
+        partial = stream.append(piece)  # None before the root starts, then a PartialWriteFile (fields None until read)
+        if partial is not None:
+            show(partial.path, partial.content)
     result = stream.finish()  # one strict validation of the complete text
     if result.error is None:
         write(result.value)  # a WriteFile
