@@ -18,6 +18,7 @@ backend. Checked:
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import json
 from types import ModuleType
@@ -31,9 +32,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
+from streaming_json import repair_json
 from streaming_json.pydantic import ModelStream, PartialTwin, iter_models
 
-from .strategies import examples, json_strings, json_texts, json_values, pieces_of
+from .strategies import damage, examples, json_strings, json_texts, json_values, pieces_of
 
 
 class Color(str, enum.Enum):
@@ -287,3 +289,40 @@ def test_iter_models_yields_exactly_the_valid_items(
     )
     assert got == valid
     assert failures == invalid
+
+
+@examples(150)
+@given(document=documents(), data=st.data())
+def test_damaged_documents_never_raise(backend: ModuleType, document: dict[str, Any], data: st.DataObject) -> None:
+    """Malformed text (deleted runs, stray brackets, control characters, text after the root) is read leniently:
+    nothing raises while it streams, and ``finish()`` gives the value or the error that ``validate_json`` gives (of
+    the text whose strings are repaired, where only that makes it parse)."""
+    text = damage(
+        json.dumps(document, ensure_ascii=data.draw(st.booleans())),
+        data.draw(st.integers(1, 6)),
+        lambda low, high: data.draw(st.integers(low, high)),
+        lambda sequence: data.draw(st.sampled_from(sequence)),
+    )
+    pieces = data.draw(pieces_of(text))
+    for type_ in (Doc, list[Item], Any):
+        stream = ModelStream(type_, parser_class=backend.StreamingJsonParser)
+        for piece in pieces:
+            stream.append(piece)
+        stream.is_complete("items", 0, "name")
+        result = stream.finish()
+        adapter = TypeAdapter(type_)
+        expected: Any = _INVALID
+        try:
+            expected = adapter.validate_json(text)
+        except ValidationError as error:
+            repaired = repair_json(text)
+            if repaired != text and all(detail["type"] == "json_invalid" for detail in error.errors()):
+                with contextlib.suppress(ValidationError):
+                    expected = adapter.validate_json(repaired)
+        if expected is _INVALID:
+            assert result.value is None and isinstance(result.error, ValidationError) and result.message is not None
+        else:
+            assert result.value == expected and result.error is None
+
+
+_INVALID = object()
