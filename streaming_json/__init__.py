@@ -12,7 +12,8 @@ import os as _os
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ._repair import parse_json_with_repair, parse_tool_call_arguments, repair_json
+from ._completed import ANY, aiter_items, aiter_values, iter_items, iter_values
+from ._repair import parse_json_with_repair, parse_tool_call_arguments, repair_json, split_documents
 from ._types import MISSING, MissingType, ToolCallReplace, ToolCallResult
 
 
@@ -62,4 +63,10 @@ __all__ = [
     "repair_json",
     "parse_json_with_repair",
     "parse_tool_call_arguments",
+    "split_documents",
+    "iter_items",
+    "iter_values",
+    "aiter_items",
+    "aiter_values",
+    "ANY",
 ]

@@ -146,9 +146,9 @@ class _Marker:
     "text,where",
     [
         ('{"a": {"b": [1, ', ("a", "b")),  # an open path: snapshot copies
-        ('[[1, [2]], [3, ', (0,)),  # a closed container, shared by snapshots
+        ("[[1, [2]], [3, ", (0,)),  # a closed container, shared by snapshots
         ('{"a": [{"b": {"c": "x"}}, ', ("a", 0, "b")),
-        ('[[[[1]]]]', (0, 0)),  # a closed document
+        ("[[[[1]]]]", (0, 0)),  # a closed document
     ],
     ids=["open path", "closed child", "closed object in an open array", "closed root"],
 )
