@@ -304,6 +304,8 @@ def test_damaged_documents_never_raise(backend: ModuleType, document: dict[str, 
         lambda sequence: data.draw(st.sampled_from(sequence)),
     )
     pieces = data.draw(pieces_of(text))
+    if pieces and isinstance(pieces[0], bytes):  # what the stream reads: a lone surrogate's bytes are not UTF-8
+        text = b"".join(pieces).decode("utf-8", "replace")
     for type_ in (Doc, list[Item], Any):
         stream = ModelStream(type_, parser_class=backend.StreamingJsonParser)
         for piece in pieces:
