@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from ._repair import parse_json_with_repair, parse_tool_call_arguments, repair_json
 from ._types import MISSING, MissingType, ToolCallReplace, ToolCallResult
+from ._version import __version__ as __version__
 
 if TYPE_CHECKING:  # both backends have one interface; type checkers read the pure one
     from ._pure import AppendChange, JsonChange, SetChange, StreamingJsonParser, ToolCallArgumentsStream
@@ -31,8 +32,6 @@ else:
         BACKEND = "python"
     else:
         BACKEND = "cython"
-
-__version__ = "0.1.0"
 
 __all__ = [
     "BACKEND",
