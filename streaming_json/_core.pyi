@@ -1,33 +1,45 @@
-"""Type stubs of the compiled core; the same interface as ``_pure``."""
+"""Type stubs of the compiled core; the same interface as ``_pure`` (``tests/test_twins.py`` runs stubtest on it)."""
 
-from typing import Any, Literal, Union
+from typing import Any, Literal, final
+
+from typing_extensions import disjoint_base
 
 from ._types import ToolCallReplace, ToolCallResult
 
-Path = tuple[Union[str, int], ...]
+_Path = tuple[str | int, ...]
 
+# Extension types have a C layout: no class can derive from two of them (PEP 800's disjoint bases).
+@disjoint_base
 class JsonChange:
-    kind: str
+    def __init__(self, *args: object, **kwargs: object) -> None: ...  # abstract: raises TypeError
     @property
-    def path(self) -> Path: ...
+    def kind(self) -> str: ...
+    @property
+    def path(self) -> _Path: ...
 
+@final
 class SetChange(JsonChange):
-    kind: Literal["set"]
-    def __init__(self, path: Path, value: Any) -> None: ...
+    def __init__(self, path: _Path, value: Any) -> None: ...
+    @property
+    def kind(self) -> Literal["set"]: ...
     @property
     def value(self) -> Any: ...
 
+@final
 class AppendChange(JsonChange):
-    kind: Literal["append"]
-    def __init__(self, path: Path, text: str) -> None: ...
+    def __init__(self, path: _Path, text: str) -> None: ...
+    @property
+    def kind(self) -> Literal["append"]: ...
     @property
     def text(self) -> str: ...
 
+@disjoint_base
 class StreamingJsonParser:
     def __init__(self) -> None: ...
-    def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[JsonChange]: ...
+    def append(self, text: str | bytes | bytearray | memoryview) -> list[JsonChange]: ...
     def snapshot(self, *, fresh: bool = False) -> Any: ...
 
+@disjoint_base
 class ToolCallArgumentsStream:
     def __init__(self) -> None: ...
     @property

@@ -89,6 +89,9 @@ class SetChange(JsonChange):
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "value", value)
 
+    def __init_subclass__(cls) -> None:  # final, as in the compiled core: a change is a value
+        raise TypeError("type 'SetChange' is not an acceptable base type")
+
     def _fields(self) -> tuple[Any, ...]:
         return (self.path, self.value)
 
@@ -106,6 +109,9 @@ class AppendChange(JsonChange):
     def __init__(self, path: Path, text: str) -> None:
         object.__setattr__(self, "path", path)
         object.__setattr__(self, "text", text)
+
+    def __init_subclass__(cls) -> None:  # final, as in the compiled core: a change is a value
+        raise TypeError("type 'AppendChange' is not an acceptable base type")
 
     def _fields(self) -> tuple[Any, ...]:
         return (self.path, self.text)
