@@ -135,5 +135,7 @@ def test_keyboard_interrupt_during_a_long_append_leaves_the_parser_usable(backen
     value = parser.snapshot()
     assert value is not MISSING
     assert value["after"] == [1, 2]
-    assert set(value["log"]) <= set("abcd")  # what was read before the interrupt, if anything
+    # What was read before the interrupt, if anything: up to 100 MB, checked by strip() (a set() of it takes a minute
+    # on PyPy).
+    assert value["log"].strip("abcd") == ""
     assert json.dumps(value)
