@@ -33,7 +33,7 @@ def _source_copy(tmp_path: Path) -> Path:
     """The project as a fresh clone has it: no build products, no virtual environment."""
     source = tmp_path / "source"
     ignore = shutil.ignore_patterns(
-        ".venv",
+        ".venv*",  # .venv and .venv-pypy
         "build",
         "dist",
         "*.egg-info",
