@@ -59,6 +59,7 @@ def _build_wheel(source: Path, out: Path, env: dict[str, str]) -> tuple[Path, st
     )
     wheels = list(out.glob("streaming_json-*.whl"))
     assert len(wheels) == 1, log[-2000:]
+    assert "would be ignored" not in log, log[-3000:]  # setuptools: a folder with package data is not a package
     return wheels[0], log
 
 

@@ -5,6 +5,7 @@ boundaries calls the printing function directly."""
 from __future__ import annotations
 
 import contextlib
+import importlib.metadata
 import io
 import json
 import os
@@ -200,6 +201,10 @@ def test_the_pure_backend_reads_the_same() -> None:
     assert output_lines(run_cli(input=b'{"a": "b', env=env)) == ['{"a":"b"}']
     version = f"streaming-json {streaming_json.__version__} (python backend)"
     assert output_lines(run_cli("--version", env=env)) == [version]
+
+
+def test_the_version_is_the_installed_distributions() -> None:
+    assert importlib.metadata.version("streaming-json") == streaming_json.__version__
 
 
 def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
