@@ -9,6 +9,7 @@ than share their state. ``stubtest`` holds ``_core.pyi`` to the compiled module.
 
 from __future__ import annotations
 
+import ast
 import copy
 import functools
 import inspect
@@ -121,7 +122,7 @@ def embedded_shape(cls: type) -> Optional[Shape]:
         name = declaration.split(":")[0].split()[-1]
         default: Any = inspect.Parameter.empty
         if default_text:
-            default = eval(default_text.strip(), {})  # a literal default that Cython wrote out
+            default = ast.literal_eval(default_text.strip())
         if name == "*":
             kind = "KEYWORD_ONLY"
         elif name.startswith("**"):
