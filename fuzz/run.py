@@ -236,10 +236,11 @@ def run_atheris(minutes: float, extra: list[str]) -> int:
     except ImportError:
         print("atheris is not installed: pip install atheris", file=sys.stderr)
         return 2
+    # Imported for their side effect: atheris instruments the code of modules imported inside this block.
     with atheris.instrument_imports():
-        import streaming_json  # noqa: F401
-        import tests.strategies  # noqa: F401
-        from streaming_json import _pure  # noqa: F401
+        import streaming_json  # noqa: F401 - imported to be instrumented
+        import tests.strategies  # noqa: F401 - imported to be instrumented
+        from streaming_json import _pure  # noqa: F401 - imported to be instrumented
     backends = _backends()
     if len(backends) < 2:
         print("warning: the compiled core is not built; fuzzing the pure backend alone", file=sys.stderr)

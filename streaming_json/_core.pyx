@@ -32,6 +32,16 @@ from . import _types
 from ._repair import parse_tool_call_arguments
 from ._types import MISSING, ToolCallReplace
 
+__all__ = [
+    "StreamingJsonParser",
+    "StreamingJsonDocuments",
+    "ToolCallArgumentsStream",
+    "JsonChange",
+    "SetChange",
+    "AppendChange",
+    "DoneChange",
+]
+
 cdef extern from "Python.h":
     Py_ssize_t PyTuple_GET_SIZE(object items)
     int PyErr_CheckSignals() except? -1
@@ -267,7 +277,7 @@ cdef class JsonChange:
 cdef class SetChange(JsonChange):
     """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
-    def __init__(self, tuple path, object value):
+    def __init__(self, tuple path not None, object value):
         self.path = path
         self.value = value
 
@@ -287,7 +297,7 @@ cdef class SetChange(JsonChange):
 cdef class AppendChange(JsonChange):
     """``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
-    def __init__(self, tuple path, str text):
+    def __init__(self, tuple path not None, str text not None):
         self.path = path
         self.text = text
 
@@ -307,7 +317,7 @@ cdef class AppendChange(JsonChange):
 cdef class DoneChange(JsonChange):
     """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
 
-    def __init__(self, tuple path, object value):
+    def __init__(self, tuple path not None, object value):
         self.path = path
         self.value = value
 
@@ -628,6 +638,7 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
     return 0
 
 
+@cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonParser:
     """Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
 
@@ -1374,12 +1385,16 @@ cdef class StreamingJsonDocuments:
         return [] if self._parser._skipped is None else list(self._parser._skipped)
 
 
+@cython.auto_pickle(False)  # a stream, not a value
 cdef class ToolCallArgumentsStream:
     """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
     :class:`StreamingJsonParser` for the partial arguments in between."""
 
     def __cinit__(self):
         self._start()
+
+    def __init__(self):
+        pass  # so that arguments are refused, and the signature is embedded
 
     cdef _start(self):
         self._chunks = []

@@ -36,7 +36,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections import deque
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, NoReturn, Optional, Union, final
 
 from ._repair import parse_tool_call_arguments
 from ._types import (
@@ -80,6 +80,9 @@ class JsonChange:
     kind: str
     path: Path
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("JsonChange is abstract: use SetChange, AppendChange or DoneChange")
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
@@ -112,6 +115,14 @@ class JsonChange:
         super().__init_subclass__(**kwargs)
 
 
+def _checked_path(path: Any) -> Path:
+    # As the compiled core's typed constructors check.
+    if type(path) is not tuple:
+        raise TypeError(f"path must be a tuple, not {type(path).__name__}")
+    return path
+
+
+@final
 class SetChange(JsonChange):
     """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
@@ -120,7 +131,7 @@ class SetChange(JsonChange):
     value: Any
 
     def __init__(self, path: Path, value: Any) -> None:
-        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "path", _checked_path(path))
         object.__setattr__(self, "value", value)
 
     def _fields(self) -> tuple[Any, ...]:
@@ -130,6 +141,7 @@ class SetChange(JsonChange):
         return f"SetChange(path={self.path!r}, value={self.value!r})"
 
 
+@final
 class AppendChange(JsonChange):
     """``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
@@ -138,7 +150,9 @@ class AppendChange(JsonChange):
     text: str
 
     def __init__(self, path: Path, text: str) -> None:
-        object.__setattr__(self, "path", path)
+        if type(text) is not str:
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        object.__setattr__(self, "path", _checked_path(path))
         object.__setattr__(self, "text", text)
 
     def _fields(self) -> tuple[Any, ...]:
@@ -148,6 +162,7 @@ class AppendChange(JsonChange):
         return f"AppendChange(path={self.path!r}, text={self.text!r})"
 
 
+@final
 class DoneChange(JsonChange):
     """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
 
@@ -156,7 +171,7 @@ class DoneChange(JsonChange):
     value: Any
 
     def __init__(self, path: Path, value: Any) -> None:
-        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "path", _checked_path(path))
         object.__setattr__(self, "value", value)
 
     def _fields(self) -> tuple[Any, ...]:
@@ -381,6 +396,9 @@ class StreamingJsonParser:
         self._decoder: Any = None
 
     # --- Public API ---------------------------------------------------------------------------------------------
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its working containers
 
     def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[JsonChange]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
@@ -962,6 +980,9 @@ class ToolCallArgumentsStream:
     def __init__(self) -> None:
         self._start("")
 
+    def __reduce__(self) -> NoReturn:
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its parser
+
     def _start(self, text: str) -> None:
         self._chunks: list[str] = []
         self._text = ""
@@ -1043,6 +1064,9 @@ class StreamingJsonDocuments:
         self._parser = parser
         self._count = 0
         self._finished = False
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its parser
 
     def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[Any]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""

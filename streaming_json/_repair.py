@@ -24,7 +24,7 @@ _JSON_WHITESPACE = " \t\n\r"
 
 
 def _control_escape(char: str) -> str:
-    return _NAMED_CONTROL_ESCAPES.get(char) or "\\u%04x" % ord(char)
+    return _NAMED_CONTROL_ESCAPES.get(char) or f"\\u{ord(char):04x}"
 
 
 def _starts_valid_escape(text: str, backslash: int) -> bool:

@@ -71,6 +71,7 @@ def _pieces(text: str, size: int) -> list[str]:
 
 
 @pytest.mark.slow  # timing: run once, on the build under test, not again on the installed wheel
+@pytest.mark.timing
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_time_is_linear(backend: ModuleType, name: str) -> None:
     make, size = WORKLOADS[name]
@@ -81,6 +82,7 @@ def test_time_is_linear(backend: ModuleType, name: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 @pytest.mark.parametrize("name", list(DOCUMENT_WORKLOADS))
 def test_documents_time_is_linear(backend: ModuleType, name: str) -> None:
     make, size, options = DOCUMENT_WORKLOADS[name]
@@ -107,6 +109,7 @@ class _ReparsingParser:
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 def test_the_linearity_check_catches_quadratic_work() -> None:
     """The check above must be able to fail: re-reading the text per piece, the usual way, grows about 8x. (About
     the check, not a backend: it runs once, on the backend the package picked.)"""

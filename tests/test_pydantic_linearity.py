@@ -88,6 +88,7 @@ def _texts(*counts: int) -> dict[int, list[str]]:
 
 
 @pytest.mark.slow  # timing: run once, on the build under test
+@pytest.mark.timing
 def test_time_per_character_stays_flat_as_the_list_grows(backend: ModuleType) -> None:
     pieces = _texts(SMALL, LARGE)
     stream = _Typed(backend.StreamingJsonParser)
@@ -99,6 +100,7 @@ def test_time_per_character_stays_flat_as_the_list_grows(backend: ModuleType) ->
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 @pytest.mark.skipif(
     pydantic.VERSION < "2.10", reason="partial validation (the re-validating stream) needs pydantic 2.10"
 )

@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import json
 import random
-import tracemalloc
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
@@ -21,7 +20,7 @@ from hypothesis import given
 
 from streaming_json import MISSING
 
-from .conftest import AVAILABLE_BACKENDS
+from .backends import AVAILABLE_BACKENDS, cpython_only, is_compiled, needs_both_backends
 from .jsonvalues import deep_copy
 from .strategies import (
     FRAGMENTS,
@@ -37,10 +36,6 @@ from .strategies import (
 from .timing import per_character_growth
 
 MILLION = 10**6
-
-
-def _is_pure(backend: ModuleType) -> bool:
-    return backend.__name__.endswith("_pure")
 
 
 def _nested_depth(value: Any) -> int:
@@ -113,7 +108,7 @@ def test_a_million_levels_deep(backend: ModuleType, opener: str, closer: str, fo
 def test_a_million_levels_deep_in_small_pieces(backend: ModuleType) -> None:
     """Open and close in 1,000-character pieces, a snapshot after each: the open path is copied only as the
     copy credit allows, so this stays linear; every snapshot is a value of the text read at some point."""
-    depth = MILLION // 4 if _is_pure(backend) else MILLION
+    depth = MILLION if is_compiled(backend) else MILLION // 4
     text = "[" * depth + "]" * depth
     parser = backend.StreamingJsonParser()
     previous: Any = MISSING
@@ -176,10 +171,11 @@ def _run(backend: ModuleType, text: str, piece: int) -> Any:
 
 
 @pytest.mark.slow  # timing and sizes: run once, on the build under test, not again on the installed wheel
+@pytest.mark.timing
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_input_linear_time(backend: ModuleType, name: str) -> None:
     case = HOSTILE[name]
-    n = case.full // case.pure_scale if _is_pure(backend) else case.full
+    n = case.full if is_compiled(backend) else case.full // case.pure_scale
     small_text, large_text = case.make(n // 8), case.make(n)
     small = [small_text[i : i + case.piece] for i in range(0, len(small_text), case.piece)]
     large = [large_text[i : i + case.piece] for i in range(0, len(large_text), case.piece)]
@@ -190,10 +186,13 @@ def test_hostile_input_linear_time(backend: ModuleType, name: str) -> None:
 
 
 @pytest.mark.slow  # timing and sizes: run once, on the build under test, not again on the installed wheel
+@cpython_only("the peak is measured with tracemalloc, which PyPy lacks")
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_input_bounded_memory(backend: ModuleType, name: str) -> None:
+    import tracemalloc
+
     case = HOSTILE[name]
-    n = case.full // case.pure_scale if _is_pure(backend) else case.full
+    n = case.full if is_compiled(backend) else case.full // case.pure_scale
     # The bound is per character, so it is checked at the small timing size (tracing allocations is slow).
     text = case.make(n // 8)
     gc.collect()
@@ -255,10 +254,8 @@ def _random_value(rng: random.Random, depth: int) -> Any:
 def test_snapshots_and_changes_never_change(backend: ModuleType) -> None:
     rng = random.Random(20240605)
     kept: list[tuple[Any, Any]] = []
-    streams = 0
     for _ in range(80):
         parser = backend.StreamingJsonParser()
-        streams += 1
         for piece in _mutated_stream(rng, 60):
             for change in parser.append(piece):
                 value = change.value if change.kind == "set" else change.text
@@ -278,7 +275,7 @@ class _Str(str):
     pass
 
 
-@pytest.mark.parametrize("bad", [1, None, ["["], 1.5, {"a": 1}, object()], ids=repr)
+@pytest.mark.parametrize("bad", [1, None, ["["], 1.5, {"a": 1}, object()], ids=lambda bad: type(bad).__name__)
 def test_append_rejects_what_is_not_text(backend: ModuleType, bad: Any) -> None:
     parser = backend.StreamingJsonParser()
     with pytest.raises(TypeError):
@@ -403,7 +400,7 @@ def test_fuzz_never_raises_and_returns_json(backend: ModuleType, pieces: list[An
     assert (final is MISSING and expected is MISSING) or identical_deep(final, expected), (final, expected)
 
 
-@pytest.mark.skipif(len(AVAILABLE_BACKENDS) < 2, reason="one backend present: nothing to compare")
+@needs_both_backends
 @examples(400)
 @given(random_pieces())
 def test_fuzz_backends_agree(pieces: list[Any]) -> None:
