@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ._common import NO_FIELDS, LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field
+from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field
 
 __all__ = ["AnthropicToolCalls", "AnthropicStructuredOutput"]
 
@@ -24,21 +24,31 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
 
     def feed(self, event: Any) -> list[LiveToolCall]:
         """Read one event; return the calls it changed."""
-        fields = event if type(event) is dict else getattr(event, "__dict__", NO_FIELDS)
-        if fields.get("type") == "content_block_delta":
-            delta = fields.get("delta")
-            delta_fields = delta if type(delta) is dict else getattr(delta, "__dict__", NO_FIELDS)
-            delta_kind = delta_fields.get("type")
-            if delta_kind == "input_json_delta":
-                call = self._open.get(fields.get("index"))
-                text = delta_fields.get("partial_json")
-                if call is not None and type(text) is str:
-                    if not text:
-                        return []
-                    call.arguments = call._stream.append(text)
-                    return [call]
-            elif type(delta_kind) is str:
-                return []  # text, thinking, citations: no tool call changed
+        # The fast path: a delta event. Any other shape raises here or fails a check below: the general path.
+        try:
+            kind = text = index = None
+            if type(event) is dict:
+                if event["type"] == "content_block_delta":
+                    delta = event["delta"]
+                    kind = delta["type"]
+                    if kind == "input_json_delta":
+                        text, index = delta["partial_json"], event["index"]
+            elif event.type == "content_block_delta":  # every event of the SDK has a type
+                delta = event.delta
+                kind = delta.type
+                if kind == "input_json_delta":
+                    text, index = delta.partial_json, event.index
+        except (AttributeError, LookupError, TypeError):
+            return self._feed(event)
+        if kind == "input_json_delta":
+            call = self._open.get(index)
+            if call is not None and type(text) is str:
+                if not text:
+                    return []
+                call.arguments = call._stream.append(text)
+                return [call]
+        elif isinstance(kind, str):
+            return []  # text, thinking, citations: no tool call changed
         return self._feed(event)
 
     def _feed(self, event: Any) -> list[LiveToolCall]:
@@ -73,17 +83,26 @@ class AnthropicStructuredOutput(StructuredOutput):
 
     def feed(self, event: Any) -> Any:
         """Read one event; return the value so far."""
-        fields = event if type(event) is dict else getattr(event, "__dict__", NO_FIELDS)
-        if fields.get("type") == "content_block_delta":
-            delta = fields.get("delta")
-            delta_fields = delta if type(delta) is dict else getattr(delta, "__dict__", NO_FIELDS)
-            delta_kind = delta_fields.get("type")
-            if delta_kind == "text_delta":
-                text = delta_fields.get("text")
-                if type(text) is str:
-                    return self._append(text)
-            elif type(delta_kind) is str:
-                return self.value  # tool input, thinking, citations: not the output
+        try:  # the fast path: a delta event (see AnthropicToolCalls.feed)
+            kind = text = None
+            if type(event) is dict:
+                if event["type"] == "content_block_delta":
+                    delta = event["delta"]
+                    kind = delta["type"]
+                    if kind == "text_delta":
+                        text = delta["text"]
+            elif event.type == "content_block_delta":
+                delta = event.delta
+                kind = delta.type
+                if kind == "text_delta":
+                    text = delta.text
+        except (AttributeError, LookupError, TypeError):
+            return self._feed(event)
+        if kind == "text_delta":
+            if type(text) is str:
+                return self._append(text)
+        elif isinstance(kind, str):
+            return self.value  # tool input, thinking, citations: not the output
         return self._feed(event)
 
     def _feed(self, event: Any) -> Any:

@@ -6,16 +6,11 @@ Also the chunks of the many providers that speak the same protocol, and the ``Ch
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 
-from ._common import NO_FIELDS, LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field, unique
+from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field, unique
 
 __all__ = ["OpenAIChatToolCalls", "OpenAIChatStructuredOutput"]
-
-
-def _helper_event(kind: Any) -> bool:
-    """Whether a chunk without ``choices`` is one of the streaming helper's own events (they all have a ``type``)."""
-    return isinstance(kind, str)
 
 
 class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
@@ -29,40 +24,53 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
 
     def feed(self, chunk: Any) -> list[LiveToolCall]:
         """Read one chunk; return the calls it changed."""
-        # The fast path: one choice whose delta carries text, or one piece of an open call's arguments.
-        fields = chunk if type(chunk) is dict else getattr(chunk, "__dict__", NO_FIELDS)
-        choices = fields.get("choices")
-        if type(choices) is list and len(choices) == 1:
-            choice = choices[0]
-            choice_fields = choice if type(choice) is dict else getattr(choice, "__dict__", NO_FIELDS)
-            delta = choice_fields.get("delta")
-            if delta is not None and choice_fields.get("finish_reason") is None:
-                delta_fields = delta if type(delta) is dict else getattr(delta, "__dict__", NO_FIELDS)
-                tool_calls = delta_fields.get("tool_calls")
-                if tool_calls is None:
-                    if type(delta) is dict or "tool_calls" in delta_fields:
-                        return []  # text, a refusal or the role: no call changed
-                elif type(tool_calls) is list and len(tool_calls) == 1:
-                    tool_call = tool_calls[0]
-                    call_fields = tool_call if type(tool_call) is dict else getattr(tool_call, "__dict__", NO_FIELDS)
-                    function = call_fields.get("function")
-                    function_fields = function if type(function) is dict else getattr(function, "__dict__", NO_FIELDS)
-                    text = function_fields.get("arguments")
-                    call = self._open.get((choice_fields.get("index", 0), call_fields.get("index", 0)))
-                    if call is not None and type(text) is str:
-                        call_id = call_fields.get("id")
-                        name = function_fields.get("name")
-                        if (call_id is None or call_id == call.id) and (name is None or call.name is not None):
-                            if not text:
-                                return []
-                            call.arguments = call._stream.append(text)
-                            return [call]
-        elif choices is None:
-            kind = fields.get("type")
-            if kind == "chunk":  # the streaming helper's ChunkEvent wraps the chunk
-                return self.feed(fields.get("chunk"))
-            if _helper_event(kind):
-                return []
+        # The fast path: one choice whose delta carries text, or one piece of one call's arguments. Any other shape
+        # raises here or fails a check below, and goes to the general path.
+        try:
+            if type(chunk) is dict:
+                (choice,) = chunk["choices"]
+                delta = choice["delta"]
+                tool_calls = delta.get("tool_calls")
+                if tool_calls is not None:
+                    (tool_call,) = tool_calls
+                    function = tool_call["function"]
+                    key = (choice.get("index", 0), tool_call["index"])
+                    call_id, name, text = tool_call.get("id"), function.get("name"), function["arguments"]
+                finish_reason = choice.get("finish_reason")
+            else:
+                fields = chunk.__dict__  # not chunk.choices: an SDK helper event has no such field (see _common)
+                choices = fields.get("choices")
+                if choices is None:
+                    kind = fields.get("type")
+                    if kind == "chunk":  # the streaming helper's ChunkEvent wraps the chunk
+                        return self.feed(fields["chunk"])
+                    if isinstance(kind, str):  # its other events repeat what the chunks carry
+                        return []
+                (choice,) = choices
+                delta = choice.delta
+                tool_calls = delta.tool_calls
+                if tool_calls is not None:
+                    (tool_call,) = tool_calls
+                    function = tool_call.function
+                    key = (choice.index, tool_call.index)
+                    call_id, name, text = tool_call.id, function.name, function.arguments
+                finish_reason = choice.finish_reason
+        except (AttributeError, LookupError, TypeError, ValueError):
+            return self._feed(chunk)
+        if finish_reason is None:
+            if tool_calls is None:
+                return []  # text, a refusal or the role: no call changed
+            call = self._open.get(key)
+            if (
+                call is not None
+                and type(text) is str
+                and (call_id is None or call_id == call.id)
+                and (name is None or call.name is not None)
+            ):
+                if not text:
+                    return []
+                call.arguments = call._stream.append(text)
+                return [call]
         return self._feed(chunk)
 
     def _feed(self, chunk: Any) -> list[LiveToolCall]:
@@ -111,32 +119,38 @@ class OpenAIChatStructuredOutput(StructuredOutput):
     typed: ``streaming_json.pydantic.ModelStream`` partial values, and a validated instance at the end.
     """
 
-    def __init__(self, model: Any = None, *, choice: int = 0, parser_factory: Optional[Any] = None) -> None:
+    def __init__(
+        self, model: Any = None, *, choice: int = 0, parser_factory: Optional[Callable[..., Any]] = None
+    ) -> None:
         super().__init__(model, parser_factory=parser_factory)
         self.choice = choice
         """The index of the choice read (with ``n > 1``)."""
 
     def feed(self, chunk: Any) -> Any:
         """Read one chunk; return the value so far."""
-        fields = chunk if type(chunk) is dict else getattr(chunk, "__dict__", NO_FIELDS)
-        choices = fields.get("choices")
-        if type(choices) is list and len(choices) == 1:
-            choice = choices[0]
-            choice_fields = choice if type(choice) is dict else getattr(choice, "__dict__", NO_FIELDS)
-            delta = choice_fields.get("delta")
-            if delta is not None and choice_fields.get("finish_reason") is None:
-                delta_fields = delta if type(delta) is dict else getattr(delta, "__dict__", NO_FIELDS)
-                text = delta_fields.get("content")
-                if type(text) is str and delta_fields.get("refusal") is None:
-                    if choice_fields.get("index", 0) != self.choice:
+        try:  # the fast path: one choice whose delta carries a piece of text (see OpenAIChatToolCalls.feed)
+            if type(chunk) is dict:
+                (choice,) = chunk["choices"]
+                delta = choice["delta"]
+                text, refusal = delta.get("content"), delta.get("refusal")
+                index, finish_reason = choice.get("index", 0), choice.get("finish_reason")
+            else:
+                fields = chunk.__dict__
+                choices = fields.get("choices")
+                if choices is None:
+                    kind = fields.get("type")
+                    if kind == "chunk":
+                        return self.feed(fields["chunk"])
+                    if isinstance(kind, str):
                         return self.value
-                    return self._append(text)
-        elif choices is None:
-            kind = fields.get("type")
-            if kind == "chunk":
-                return self.feed(fields.get("chunk"))
-            if _helper_event(kind):
-                return self.value
+                (choice,) = choices
+                delta = choice.delta
+                text, refusal = delta.content, delta.refusal
+                index, finish_reason = choice.index, choice.finish_reason
+        except (AttributeError, LookupError, TypeError, ValueError):
+            return self._feed(chunk)
+        if type(text) is str and refusal is None and finish_reason is None and index == self.choice:
+            return self._append(text)
         return self._feed(chunk)
 
     def _feed(self, chunk: Any) -> Any:

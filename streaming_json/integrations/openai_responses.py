@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ._common import NO_FIELDS, LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field
+from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field
 
 __all__ = ["OpenAIResponsesToolCalls", "OpenAIResponsesStructuredOutput"]
 
@@ -25,15 +25,24 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
 
     def feed(self, event: Any) -> list[LiveToolCall]:
         """Read one event; return the calls it changed."""
-        fields = event if type(event) is dict else getattr(event, "__dict__", NO_FIELDS)
-        if fields.get("type") == "response.function_call_arguments.delta":
-            call = self._open.get(fields.get("output_index"))
-            text = fields.get("delta")
-            if call is not None and type(text) is str:
-                if not text:
-                    return []
-                call.arguments = call._stream.append(text)
-                return [call]
+        # The fast path: an arguments delta. Any other shape raises here or fails a check below: the general path.
+        try:
+            if type(event) is dict:
+                if event["type"] != "response.function_call_arguments.delta":
+                    return self._feed(event)
+                index, text = event["output_index"], event["delta"]
+            else:
+                if event.type != "response.function_call_arguments.delta":  # every event of the SDK has a type
+                    return self._feed(event)
+                index, text = event.output_index, event.delta
+        except (AttributeError, LookupError, TypeError):
+            return self._feed(event)
+        call = self._open.get(index)
+        if call is not None and type(text) is str:
+            if not text:
+                return []
+            call.arguments = call._stream.append(text)
+            return [call]
         return self._feed(event)
 
     def _feed(self, event: Any) -> list[LiveToolCall]:
@@ -96,11 +105,19 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
 
     def feed(self, event: Any) -> Any:
         """Read one event; return the value so far."""
-        fields = event if type(event) is dict else getattr(event, "__dict__", NO_FIELDS)
-        if fields.get("type") == "response.output_text.delta":
-            text = fields.get("delta")
-            if type(text) is str and (fields.get("output_index"), fields.get("content_index")) == self._part:
-                return self._append(text)
+        try:  # the fast path: a text delta of the current part (see OpenAIResponsesToolCalls.feed)
+            if type(event) is dict:
+                if event["type"] != "response.output_text.delta":
+                    return self._feed(event)
+                part, text = (event["output_index"], event["content_index"]), event["delta"]
+            else:
+                if event.type != "response.output_text.delta":
+                    return self._feed(event)
+                part, text = (event.output_index, event.content_index), event.delta
+        except (AttributeError, LookupError, TypeError):
+            return self._feed(event)
+        if type(text) is str and part == self._part:
+            return self._append(text)
         return self._feed(event)
 
     def _feed(self, event: Any) -> Any:
