@@ -53,6 +53,7 @@ def openai_responses_models(events: list[dict[str, Any]]) -> list[Any]:
         "response.output_item.done": responses.ResponseOutputItemDoneEvent,
         "response.output_text.delta": responses.ResponseTextDeltaEvent,
         "response.output_text.done": responses.ResponseTextDoneEvent,
+        "response.content_part.added": responses.ResponseContentPartAddedEvent,
         "response.refusal.delta": responses.ResponseRefusalDeltaEvent,
         "response.function_call_arguments.delta": responses.ResponseFunctionCallArgumentsDeltaEvent,
         "response.function_call_arguments.done": responses.ResponseFunctionCallArgumentsDoneEvent,
@@ -160,8 +161,8 @@ def response_object(status: str, output: list[Any] | None = None) -> dict[str, A
     }
 
 
-def response_event(kind: str, status: str) -> dict[str, Any]:
-    return {"type": f"response.{kind}", "response": response_object(status)}
+def response_event(kind: str, status: str, output: list[Any] | None = None) -> dict[str, Any]:
+    return {"type": f"response.{kind}", "response": response_object(status, output)}
 
 
 def item_added(index: int, item_id: str, call_id: str, name: str, arguments: str = "") -> dict[str, Any]:
@@ -186,6 +187,25 @@ def item_done(index: int, item_id: str, call_id: str, name: str, arguments: str)
 def message_added(index: int, item_id: str = "msg_1") -> dict[str, Any]:
     item = {"type": "message", "id": item_id, "role": "assistant", "status": "in_progress", "content": []}
     return {"type": "response.output_item.added", "output_index": index, "item": item}
+
+
+def message_item(text: str, item_id: str = "msg_1") -> dict[str, Any]:
+    part = {"type": "output_text", "text": text, "annotations": []}
+    return {"type": "message", "id": item_id, "role": "assistant", "status": "completed", "content": [part]}
+
+
+def message_done(index: int, text: str, item_id: str = "msg_1") -> dict[str, Any]:
+    return {"type": "response.output_item.done", "output_index": index, "item": message_item(text, item_id)}
+
+
+def part_added(index: int, part: int = 0, item_id: str = "msg_1") -> dict[str, Any]:
+    return {
+        "type": "response.content_part.added",
+        "output_index": index,
+        "content_index": part,
+        "item_id": item_id,
+        "part": {"type": "output_text", "text": "", "annotations": []},
+    }
 
 
 def text_delta(index: int, delta: str, part: int = 0, item_id: str = "msg_1") -> dict[str, Any]:
