@@ -463,3 +463,32 @@ def test_model_reports_invalid_output_at_the_end(backend: ModuleType, api: str) 
     assert output.result is not None and output.result.value is None
     assert output.error is not None and output.error.endswith(text)
     assert isinstance(output.model_result.error, ValidationError)
+
+
+ODD_EVENTS: list[Any] = [
+    None,
+    42,
+    {},
+    {"type": None},
+    {"type": "content_block_delta", "index": 0, "delta": None},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": None}},
+    {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": 7}},
+    {"type": "response.output_text.delta", "output_index": 0, "delta": ["x"]},
+    {"type": "response.output_text.done", "output_index": 0, "text": None},
+    {"type": "response.refusal.delta", "delta": 3},
+    {"choices": None},
+    {"choices": [None]},
+    {"choices": [{"index": 0, "delta": None, "finish_reason": None}]},
+    {"choices": [{"index": 0, "delta": {"content": 5, "refusal": ["no"]}, "finish_reason": None}]},
+    {"type": "chunk", "chunk": None},
+]
+
+
+@pytest.mark.parametrize("api", sorted(APIS))
+@pytest.mark.parametrize("shape", ["dicts", "attributes", "slotted"])
+def test_odd_events_never_raise(backend: ModuleType, api: str, shape: str) -> None:
+    output = APIS[api][0](parser_factory=backend.StreamingJsonParser)
+    for event in ODD_EVENTS:
+        (converted,) = shaped(api, shape, [event]) if isinstance(event, dict) else [event]
+        assert output.feed(converted) is MISSING
+    assert output.finish().error is not None and output.value is MISSING
