@@ -9,28 +9,40 @@ variable ``STREAMING_JSON_PURE_PYTHON=1`` is set at import.
 from __future__ import annotations
 
 import os as _os
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from ._repair import parse_json_with_repair, parse_tool_call_arguments, repair_json
 from ._types import MISSING, MissingType, ToolCallReplace, ToolCallResult
 
+
+def _select_backend() -> ModuleType:
+    """The compiled core where it was built, the pure-Python twin (which behaves the same) otherwise or on demand."""
+    if _os.environ.get("STREAMING_JSON_PURE_PYTHON", "") in ("", "0"):
+        try:
+            from . import _core
+
+            return _core
+        except ImportError:  # no compiled core on this platform
+            pass
+    from . import _pure
+
+    return _pure
+
+
 if TYPE_CHECKING:  # both backends have one interface; type checkers read the pure one
-    from ._pure import AppendChange, JsonChange, SetChange, StreamingJsonParser, ToolCallArgumentsStream
-
-    BACKEND: str
-elif _os.environ.get("STREAMING_JSON_PURE_PYTHON", "") not in ("", "0"):
-    from ._pure import AppendChange, JsonChange, SetChange, StreamingJsonParser, ToolCallArgumentsStream
-
-    BACKEND = "python"
+    from . import _pure as _backend
 else:
-    try:
-        from ._core import AppendChange, JsonChange, SetChange, StreamingJsonParser, ToolCallArgumentsStream
-    except ImportError:  # no compiled core on this platform: the pure-Python twin behaves the same
-        from ._pure import AppendChange, JsonChange, SetChange, StreamingJsonParser, ToolCallArgumentsStream
+    _backend = _select_backend()
 
-        BACKEND = "python"
-    else:
-        BACKEND = "cython"
+BACKEND: str = "cython" if _backend.__name__.endswith("._core") else "python"
+StreamingJsonParser = _backend.StreamingJsonParser
+StreamingJsonDocuments = _backend.StreamingJsonDocuments
+ToolCallArgumentsStream = _backend.ToolCallArgumentsStream
+JsonChange = _backend.JsonChange
+SetChange = _backend.SetChange
+AppendChange = _backend.AppendChange
+DoneChange = _backend.DoneChange
 
 __version__ = "0.1.0"
 
@@ -39,10 +51,12 @@ __all__ = [
     "MISSING",
     "MissingType",
     "StreamingJsonParser",
+    "StreamingJsonDocuments",
     "ToolCallArgumentsStream",
     "JsonChange",
     "SetChange",
     "AppendChange",
+    "DoneChange",
     "ToolCallReplace",
     "ToolCallResult",
     "repair_json",

@@ -27,7 +27,27 @@ cdef class AppendChange(JsonChange):
     cdef readonly str text
 
 
+cdef class DoneChange(JsonChange):
+    cdef readonly object value
+
+
 cdef class StreamingJsonParser:
+    # What it reports and how it reads.
+    cdef bint _emit_changes             # set and append changes
+    cdef bint _emit_done                # done events
+    cdef bint _prose                    # skip prose around the document
+    cdef codepoint _prose_bracket       # in prose, a bracket waiting for the character that says if JSON starts
+
+    # Documents (set up by StreamingJsonDocuments): where finished root values go instead of ending the reading,
+    # and, in JSON Lines, the line count and the lines that gave no document.
+    cdef list _documents
+    cdef bint _lines
+    cdef Py_ssize_t _line_number
+    cdef bint _line_done
+    cdef bint _line_has_text
+    cdef Py_ssize_t _skipped_lines
+    cdef object _skipped                # deque of the latest skipped line numbers, made at the first one
+
     # The open path: a growable C array of frames, root first.
     cdef Frame* _frames
     cdef Py_ssize_t _depth
@@ -75,15 +95,19 @@ cdef class StreamingJsonParser:
     cdef int _input_kind
     cdef bytes _utf8_tail
 
+    cdef int _feed(self, object text) except -1
     cdef str _decode(self, object text)
     cdef int _read(self, str text) except -1
     cdef int _read_structure(self, codepoint char) except -1
     cdef Py_ssize_t _value_frame(self) noexcept
     cdef object _place(self, Py_ssize_t index, object value)
     cdef int _value_finished(self, Py_ssize_t index) except -1
+    cdef int _report_set(self, tuple path, object value) except -1
+    cdef int _report_done(self, tuple path, object value) except -1
     cdef int _begin_container(self, bint is_object) except -1
     cdef int _push_frame(self, object container, bint is_object, object path) except -1
     cdef int _close_container(self) except -1
+    cdef void _release_frames(self) noexcept
     cdef int _begin_string(self) except -1
     cdef int _reserve_string(self, Py_ssize_t extra, codepoint maxchar) except -1
     cdef int _widen_string(self, codepoint maxchar) except -1
@@ -100,8 +124,18 @@ cdef class StreamingJsonParser:
     cdef object _finished_word(self)
     cdef object _pending_word(self)
     cdef int _end_word(self) except -1
+    cdef int _reset_document(self) except -1
+    cdef int _skip_line(self) except -1
+    cdef int _end_line(self) except -1
+    cdef int _end_input(self) except -1
     cdef object _open_string(self)
     cdef object _build_snapshot(self)
+
+
+cdef class StreamingJsonDocuments:
+    cdef StreamingJsonParser _parser
+    cdef Py_ssize_t _count
+    cdef bint _finished
 
 
 cdef class ToolCallArgumentsStream:

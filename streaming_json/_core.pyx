@@ -1,10 +1,19 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
+# cython: embedsignature=True, freethreading_compatible=False
+# (The compiler directives live here, and only here, so that every build path — setup.py, an sdist's regeneration,
+# ``make annotate`` — compiles the same code.)
 """The compiled core: the pure backend's state machine (see ``_pure.py`` for the reading rules) over code points.
 
 Per character no Python object is made: the text is read from the ``str``'s own buffer by its kind (1, 2 or 4 bytes
 a code point), the open containers are a C array of frames, and the open string and the pending word live in C
 buffers. Python objects appear per token: a container, a finished string or number, a change, a snapshot copy.
 UTF-8 input is decoded with CPython's stateful decoder, carrying an incomplete character to the next piece.
+
+The open containers are not tracked by the cyclic garbage collector while they are open: only the parser refers to
+them, and they hold nothing but JSON values, so they can be in no cycle. Left tracked, every full collection walked
+the whole open path again, which made a deep document cost more per character the deeper it grew. A container is
+tracked again when it closes, before anyone else can see it, and every snapshot copy is tracked, so a user who
+mutates a snapshot into a cycle still has it collected.
 """
 
 cimport cython
@@ -16,6 +25,8 @@ from cpython.ref cimport Py_INCREF, Py_XDECREF
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memcpy
 
+from collections import deque
+
 from . import _types
 from ._repair import parse_tool_call_arguments
 from ._types import MISSING, ToolCallReplace
@@ -26,6 +37,8 @@ cdef extern from "Python.h":
     int PyUnicode_KIND(object text)
     void* PyUnicode_DATA(object text)
     Py_ssize_t PyUnicode_GET_LENGTH(object text)
+    Py_ssize_t PyUnicode_FindChar(object text, codepoint char, Py_ssize_t start, Py_ssize_t end,
+                                  int direction) except -2
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     object PyUnicode_New(Py_ssize_t size, codepoint maxchar)
     object PyUnicode_DecodeUTF8Stateful(const char* data, Py_ssize_t size, const char* errors,
@@ -39,6 +52,9 @@ cdef extern from "Python.h":
     int PyUnicode_4BYTE_KIND
     char* PyBytes_AS_STRING(object data)
     Py_ssize_t PyBytes_GET_SIZE(object data)
+    void PyObject_GC_Track(void* op)
+    void PyObject_GC_UnTrack(void* op)
+    int PyObject_GC_IsTracked(object op)
 
 ctypedef fused CharT:
     uint8_t
@@ -52,13 +68,49 @@ cdef Py_ssize_t FREE_MEMBERS = _types.FREE_MEMBERS
 cdef Py_ssize_t FREE_STRING_CHARS = _types.FREE_STRING_CHARS
 cdef long long CREDIT_PER_APPEND = _types.CREDIT_PER_APPEND
 cdef long long CREDIT_PER_CHAR = _types.CREDIT_PER_CHAR
+cdef long long CONTAINER_COPY_COST = _types.CONTAINER_COPY_COST
 cdef Py_ssize_t STRING_CHARS_PER_COST = _types.STRING_CHARS_PER_COST
+cdef Py_ssize_t SKIPPED_LINES_KEPT = _types.SKIPPED_LINES_KEPT
 
 cdef Py_ssize_t SIGNAL_CHECK_CHARS = 1 << 20
 
 cdef enum:
+    # The characters the reading rules name.
+    TAB = 0x09
+    NEWLINE = 0x0A
+    CARRIAGE_RETURN = 0x0D
+    SPACE = 0x20
+    QUOTE = 0x22            # "
+    PLUS = 0x2B
+    COMMA = 0x2C
+    MINUS = 0x2D
+    DOT = 0x2E
+    SLASH = 0x2F
+    DIGIT_0 = 0x30
+    DIGIT_9 = 0x39
+    COLON = 0x3A
+    UPPER_A = 0x41
+    UPPER_E = 0x45
+    UPPER_F = 0x46
+    OPEN_BRACKET = 0x5B     # [
+    BACKSLASH = 0x5C
+    CLOSE_BRACKET = 0x5D    # ]
+    LOWER_A = 0x61
+    LOWER_B = 0x62
+    LOWER_E = 0x65
+    LOWER_F = 0x66
+    LOWER_N = 0x6E
+    LOWER_R = 0x72
+    LOWER_T = 0x74
+    LOWER_U = 0x75
+    OPEN_BRACE = 0x7B       # {
+    CLOSE_BRACE = 0x7D      # }
+    BACKSPACE = 0x08
+    FORM_FEED = 0x0C
+
+cdef enum:
     # Modes: what the next character belongs to.
-    STRUCTURE, STRING, WORD, DONE
+    STRUCTURE, STRING, WORD, DONE, PROSE, SKIP_LINE
 
 cdef enum:
     # Phases of an open container.
@@ -90,44 +142,71 @@ LITERAL_LENGTH[TRUE_WORD] = 4
 LITERAL_LENGTH[FALSE_WORD] = 5
 LITERAL_LENGTH[NULL_WORD] = 4
 
+# Prose: which characters after a bracket start JSON, built from the rule's one statement in _types.
+cdef bint CONTINUES_AFTER_BRACE[128]
+cdef bint CONTINUES_AFTER_BRACKET[128]
+for _char in _types.PROSE_CONTINUES_AFTER_BRACE:
+    CONTINUES_AFTER_BRACE[ord(_char)] = True
+for _char in _types.PROSE_CONTINUES_AFTER_BRACKET:
+    CONTINUES_AFTER_BRACKET[ord(_char)] = True
+
 
 cdef inline bint is_whitespace(codepoint char) noexcept nogil:
-    return char == 32 or char == 10 or char == 13 or char == 9
+    return char == SPACE or char == NEWLINE or char == CARRIAGE_RETURN or char == TAB
+
+
+cdef inline bint is_blank(codepoint char, bint lines) noexcept nogil:
+    """Whitespace that separates tokens; in JSON Lines a newline is not blank: it ends the line."""
+    return char == SPACE or char == TAB or char == CARRIAGE_RETURN or (char == NEWLINE and not lines)
 
 
 cdef inline bint ends_word(codepoint char) noexcept nogil:
-    return (is_whitespace(char) or char == 44 or char == 58 or char == 91 or char == 93 or char == 123
-            or char == 125 or char == 34)  # , : [ ] { } "
+    return (is_whitespace(char) or char == COMMA or char == COLON or char == OPEN_BRACKET or char == CLOSE_BRACKET
+            or char == OPEN_BRACE or char == CLOSE_BRACE or char == QUOTE)
+
+
+cdef inline bint continues_json(codepoint bracket, codepoint char) noexcept nogil:
+    if char >= 128:
+        return False
+    return CONTINUES_AFTER_BRACE[char] if bracket == OPEN_BRACE else CONTINUES_AFTER_BRACKET[char]
 
 
 cdef inline int hex_value(codepoint char) noexcept nogil:
-    if 48 <= char <= 57:
-        return char - 48
-    if 97 <= char <= 102:
-        return char - 87
-    if 65 <= char <= 70:
-        return char - 55
+    if DIGIT_0 <= char <= DIGIT_9:
+        return char - DIGIT_0
+    if LOWER_A <= char <= LOWER_F:
+        return char - LOWER_A + 10
+    if UPPER_A <= char <= UPPER_F:
+        return char - UPPER_A + 10
     return -1
 
 
+cdef inline bint is_digit(codepoint char) noexcept nogil:
+    return DIGIT_0 <= char <= DIGIT_9
+
+
+cdef inline bint is_exponent_mark(codepoint char) noexcept nogil:
+    return char == LOWER_E or char == UPPER_E
+
+
 cdef inline int next_number_state(int state, codepoint char) noexcept nogil:
-    cdef bint digit = 48 <= char <= 57
+    cdef bint digit = is_digit(char)
     if state == N_MINUS:
-        return N_ZERO if char == 48 else (N_INT if digit else WORD_INVALID)
+        return N_ZERO if char == DIGIT_0 else (N_INT if digit else WORD_INVALID)
     if state == N_ZERO:
-        return N_DOT if char == 46 else (N_EXP if char == 101 or char == 69 else WORD_INVALID)
+        return N_DOT if char == DOT else (N_EXP if is_exponent_mark(char) else WORD_INVALID)
     if state == N_INT:
         if digit:
             return N_INT
-        return N_DOT if char == 46 else (N_EXP if char == 101 or char == 69 else WORD_INVALID)
+        return N_DOT if char == DOT else (N_EXP if is_exponent_mark(char) else WORD_INVALID)
     if state == N_DOT:
         return N_FRAC if digit else WORD_INVALID
     if state == N_FRAC:
         if digit:
             return N_FRAC
-        return N_EXP if char == 101 or char == 69 else WORD_INVALID
+        return N_EXP if is_exponent_mark(char) else WORD_INVALID
     if state == N_EXP:
-        if char == 43 or char == 45:
+        if char == PLUS or char == MINUS:
             return N_EXP_SIGN
         return N_EXP_DIGITS if digit else WORD_INVALID
     if state == N_EXP_SIGN or state == N_EXP_DIGITS:
@@ -137,28 +216,30 @@ cdef inline int next_number_state(int state, codepoint char) noexcept nogil:
 
 cdef inline codepoint simple_escape(codepoint char) noexcept nogil:
     """The character an escape such as ``\\n`` stands for, or 0 where the escape is not valid."""
-    if char == 34 or char == 92 or char == 47:  # " \ /
+    if char == QUOTE or char == BACKSLASH or char == SLASH:
         return char
-    if char == 98:
-        return 8
-    if char == 102:
-        return 12
-    if char == 110:
-        return 10
-    if char == 114:
-        return 13
-    if char == 116:
-        return 9
+    if char == LOWER_B:
+        return BACKSPACE
+    if char == LOWER_F:
+        return FORM_FEED
+    if char == LOWER_N:
+        return NEWLINE
+    if char == LOWER_R:
+        return CARRIAGE_RETURN
+    if char == LOWER_T:
+        return TAB
     return 0
 
 
 # Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
+# A parser makes a change for nearly every token: a free list saves the allocator a round trip for each.
 @cython.no_gc
 cdef class JsonChange:
-    """One change that a piece of text made to the value: a :class:`SetChange` or an :class:`AppendChange`."""
+    """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange` or a
+    :class:`DoneChange`."""
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("JsonChange is abstract: use SetChange or AppendChange")
+        raise TypeError("JsonChange is abstract: use SetChange, AppendChange or DoneChange")
 
     def _fields(self):
         raise NotImplementedError
@@ -182,6 +263,7 @@ cdef class JsonChange:
 
 @cython.final
 @cython.no_gc
+@cython.freelist(16)
 cdef class SetChange(JsonChange):
     """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
@@ -202,6 +284,7 @@ cdef class SetChange(JsonChange):
 
 @cython.final
 @cython.no_gc
+@cython.freelist(16)
 cdef class AppendChange(JsonChange):
     """``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
@@ -220,6 +303,27 @@ cdef class AppendChange(JsonChange):
         return f"AppendChange(path={self.path!r}, text={self.text!r})"
 
 
+@cython.final
+@cython.no_gc
+@cython.freelist(16)
+cdef class DoneChange(JsonChange):
+    """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
+
+    def __init__(self, tuple path, object value):
+        self.path = path
+        self.value = value
+
+    @property
+    def kind(self):
+        return "done"
+
+    def _fields(self):
+        return (self.path, self.value)
+
+    def __repr__(self):
+        return f"DoneChange(path={self.path!r}, value={self.value!r})"
+
+
 cdef inline SetChange new_set(tuple path, object value):
     cdef SetChange change = SetChange.__new__(SetChange)
     change.path = path
@@ -234,9 +338,21 @@ cdef inline AppendChange new_append(tuple path, str text):
     return change
 
 
+cdef inline DoneChange new_done(tuple path, object value):
+    cdef DoneChange change = DoneChange.__new__(DoneChange)
+    change.path = path
+    change.value = value
+    return change
+
+
 cdef inline object copy_container(PyObject* container, bint is_object):
+    """A snapshot's copy of an open container: tracked by the GC, since the user holds it (see the module doc)."""
+    cdef object copy
     if is_object:
-        return PyDict_Copy(<object>container)
+        copy = PyDict_Copy(<object>container)
+        if not PyObject_GC_IsTracked(copy):  # a copy of an untracked dict starts untracked
+            PyObject_GC_Track(<PyObject*>copy)
+        return copy
     return PyList_GetSlice(<object>container, 0, PyList_GET_SIZE(<object>container))
 
 
@@ -276,26 +392,38 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
     """The main loop: structure character by character, string and word runs in tight loops over the buffer."""
     cdef Py_ssize_t position = 0
     cdef codepoint char
+    cdef codepoint bracket
     cdef Py_ssize_t start
     cdef codepoint maxchar
+    cdef bint lines = parser._lines
+    cdef int mode
     while position < length:
-        if parser._mode == STRUCTURE:
-            while position < length and is_whitespace(data[position]):
+        mode = parser._mode
+        if mode == STRUCTURE:
+            while position < length and is_blank(data[position], lines):
                 position += 1
             if position == length:
                 break
             char = data[position]
+            if char == NEWLINE:  # only in JSON Lines: elsewhere it was blank
+                parser._end_line()
+                position += 1
+                continue
             parser._read_structure(char)
             if parser._mode != WORD:  # a word reads its first character itself
                 position += 1
-        elif parser._mode == STRING:
+        elif mode == STRING:
             if parser._escape_length or parser._high_surrogate:
+                if lines and data[position] == NEWLINE:
+                    parser._end_line()
+                    position += 1
+                    continue
                 position += parser._read_escape_char(data[position])
                 continue
             if parser._string_role == ROLE_DROPPED:
                 while position < length:
                     char = data[position]
-                    if char == 34 or char == 92:
+                    if char == QUOTE or char == BACKSLASH or (char == NEWLINE and lines):
                         break
                     position += 1
             else:
@@ -303,7 +431,7 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                 maxchar = 0
                 while position < length:
                     char = data[position]
-                    if char == 34 or char == 92:
+                    if char == QUOTE or char == BACKSLASH or (char == NEWLINE and lines):
                         break
                     if char > maxchar:
                         maxchar = char
@@ -312,13 +440,16 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                     store_run(parser, data + start, position - start, maxchar)
             if position == length:
                 break
-            if data[position] == 34:
+            char = data[position]
+            if char == QUOTE:
                 parser._close_string()
+            elif char == NEWLINE:  # only in JSON Lines: the line ends, and the string with it
+                parser._end_line()
             else:
-                parser._escape[0] = 92
+                parser._escape[0] = BACKSLASH
                 parser._escape_length = 1
             position += 1
-        elif parser._mode == WORD:
+        elif mode == WORD:
             while position < length:
                 char = data[position]
                 if ends_word(char):
@@ -327,6 +458,42 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                 position += 1
             if position < length:
                 parser._end_word()
+        elif mode == PROSE:
+            bracket = parser._prose_bracket
+            if bracket:  # wait for the character that says whether JSON starts at the bracket
+                while position < length and is_blank(data[position], lines):
+                    position += 1
+                if position == length:
+                    break
+                char = data[position]
+                if char == NEWLINE:  # only in JSON Lines: the line ends first
+                    parser._end_line()
+                    position += 1
+                    continue
+                parser._prose_bracket = 0
+                if continues_json(bracket, char):
+                    parser._mode = STRUCTURE
+                    parser._begin_container(bracket == OPEN_BRACE)
+                continue  # read the character again: as JSON after the bracket, or as prose
+            while position < length:
+                char = data[position]
+                if char == OPEN_BRACE or char == OPEN_BRACKET or (char == NEWLINE and lines):
+                    break
+                position += 1
+            if position == length:
+                break
+            if char == NEWLINE:
+                parser._end_line()
+            else:
+                parser._prose_bracket = char
+            position += 1
+        elif mode == SKIP_LINE:
+            while position < length and data[position] != NEWLINE:
+                position += 1
+            if position == length:
+                break
+            parser._end_line()
+            position += 1
         else:
             break  # after the root value: ignored
     return 0
@@ -337,9 +504,13 @@ cdef class StreamingJsonParser:
 
     ``append()`` returns the changes the piece made; ``snapshot()`` returns an immutable value that shares completed
     parts with earlier snapshots. Neither ever raises on any text.
+
+    ``changes=False`` builds no ``set``/``append`` changes (for callers that only want snapshots or done events);
+    ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``prose=True`` reads the first
+    object or array in prose or a markdown fence, skipping the text around it.
     """
 
-    def __cinit__(self):
+    def __cinit__(self, *args, **kwargs):
         self._frames = NULL
         self._string_buffer = NULL
         self._string_kind = 1
@@ -353,15 +524,18 @@ cdef class StreamingJsonParser:
         self._last_snapshot = MISSING
         self._changes = []
         self._utf8_tail = b""
+        self._emit_changes = True
+        self._line_number = 1
+
+    def __init__(self, *, bint changes=True, bint done_events=False, bint prose=False):
+        self._emit_changes = changes
+        self._emit_done = done_events
+        self._prose = prose
+        self._mode = PROSE if prose else STRUCTURE
 
     def __dealloc__(self):
-        cdef Py_ssize_t index
-        if self._frames != NULL:
-            for index in range(self._depth):
-                Py_XDECREF(self._frames[index].container)
-                Py_XDECREF(self._frames[index].key)
-                Py_XDECREF(self._frames[index].path)
-            PyMem_Free(self._frames)
+        self._release_frames()
+        PyMem_Free(self._frames)
         PyMem_Free(self._string_buffer)
         PyMem_Free(self._word_buffer)
 
@@ -369,19 +543,9 @@ cdef class StreamingJsonParser:
 
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
-        cdef str decoded = self._decode(text)
-        if self._busy:
-            raise RuntimeError("StreamingJsonParser used from two threads at once")
-        self._busy = True
         cdef list changes = []
         self._changes = changes
-        try:
-            self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * PyUnicode_GET_LENGTH(decoded)
-            self._read(decoded)
-            if self._mode == STRING:
-                self._flush_string_piece()
-        finally:
-            self._busy = False
+        self._feed(text)
         return changes
 
     def snapshot(self, *, bint fresh=False):
@@ -394,7 +558,8 @@ cdef class StreamingJsonParser:
             return self._last_snapshot
         cdef long long cost
         if not fresh and (self._open_members > FREE_MEMBERS or self._string_length > FREE_STRING_CHARS):
-            cost = self._open_members + self._depth + self._string_length // STRING_CHARS_PER_COST
+            cost = (self._open_members + CONTAINER_COPY_COST * self._depth
+                    + self._string_length // STRING_CHARS_PER_COST)
             if cost > self._credit:
                 return self._last_snapshot  # not paid for yet: the preview lags until enough text arrives
             self._credit -= cost
@@ -407,6 +572,26 @@ cdef class StreamingJsonParser:
         return self._last_snapshot
 
     # --- Input --------------------------------------------------------------------------------------------------
+
+    cdef int _feed(self, object text) except -1:
+        """Read a piece; changes go to ``self._changes``. The entry point of this module's own wrappers."""
+        cdef str decoded = self._decode(text)
+        cdef Py_ssize_t length = PyUnicode_GET_LENGTH(decoded)
+        cdef Py_ssize_t newline
+        if self._busy:
+            raise RuntimeError("StreamingJsonParser used from two threads at once")
+        self._busy = True
+        try:
+            self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * length
+            self._read(decoded)
+            if self._mode == STRING:
+                self._flush_string_piece()
+            if self._lines and length:
+                newline = PyUnicode_FindChar(decoded, NEWLINE, 0, length, -1)
+                self._line_has_text = newline < length - 1
+        finally:
+            self._busy = False
+        return 0
 
     cdef str _decode(self, object text):
         cdef bytes data
@@ -456,16 +641,16 @@ cdef class StreamingJsonParser:
 
     cdef int _read_structure(self, codepoint char) except -1:
         cdef Frame* top
-        if char == 34:  # "
+        if char == QUOTE:
             return self._begin_string()
-        if char == 123 or char == 91:  # { [
-            return self._begin_container(char == 123)
-        if char == 125 or char == 93:  # } ]
+        if char == OPEN_BRACE or char == OPEN_BRACKET:
+            return self._begin_container(char == OPEN_BRACE)
+        if char == CLOSE_BRACE or char == CLOSE_BRACKET:
             return self._close_container()
-        if char == 44 or char == 58:  # , :
+        if char == COMMA or char == COLON:
             if self._depth and not self._dropped_depth:
                 top = &self._frames[self._depth - 1]
-                if char == 44:
+                if char == COMMA:
                     top.phase = EXPECT_KEY if top.is_object else EXPECT_VALUE
                 elif top.phase == AFTER_KEY:
                     top.phase = EXPECT_VALUE
@@ -491,11 +676,13 @@ cdef class StreamingJsonParser:
         cdef object slot
         if index < 0:
             self._root_value = value
-            return ROOT_PATH
+            # Without changes or done events nothing is reported: no path is ever built.
+            return ROOT_PATH if self._emit_changes or self._emit_done else None
         frame = &self._frames[index]
         if frame.is_object:
             size = PyDict_GET_SIZE(<object>frame.container)
             PyDict_SetItem(<object>frame.container, <object>frame.key, value)  # a repeated key keeps its place
+            PyObject_GC_UnTrack(frame.container)  # inserting a container tracked it again: an open one stays out
             self._open_members += PyDict_GET_SIZE(<object>frame.container) - size
             slot = <object>frame.key
         else:
@@ -507,11 +694,27 @@ cdef class StreamingJsonParser:
         return None
 
     cdef int _value_finished(self, Py_ssize_t index) except -1:
-        if index < 0:
+        if index >= 0:
+            self._frames[index].phase = AFTER_VALUE
+        elif self._documents is not None:
+            self._documents.append(self._root_value)
+            self._reset_document()
+            self._line_done = True
+            if self._lines:
+                self._mode = SKIP_LINE  # the rest of the line is not read
+        else:
             self._root_done = True
             self._mode = DONE
-        else:
-            self._frames[index].phase = AFTER_VALUE
+        return 0
+
+    cdef int _report_set(self, tuple path, object value) except -1:
+        if self._emit_changes:
+            self._changes.append(new_set(path, value))
+        return 0
+
+    cdef int _report_done(self, tuple path, object value) except -1:
+        if self._emit_done:
+            self._changes.append(new_done(path, value))
         return 0
 
     cdef int _begin_container(self, bint is_object) except -1:
@@ -520,9 +723,11 @@ cdef class StreamingJsonParser:
             self._dropped_depth += 1
             return 0
         container = {} if is_object else []
+        PyObject_GC_UnTrack(<PyObject*>container)  # open: only the parser sees it (see the module doc)
+        self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _types)
         path = self._place(index, container)
         if path is not None:
-            self._changes.append(new_set(path, {} if is_object else []))
+            self._report_set(path, {} if is_object else [])
         self._push_frame(container, is_object, path)
         self._dirty = True
         return 0
@@ -566,14 +771,29 @@ cdef class StreamingJsonParser:
         self._depth -= 1
         frame = &self._frames[self._depth]
         container = <object>frame.container  # takes a reference of its own before the frame's is released
+        if not PyObject_GC_IsTracked(container):  # closed: others may see it now (see the module doc)
+            PyObject_GC_Track(frame.container)
         self._open_members -= PyDict_GET_SIZE(container) if frame.is_object else PyList_GET_SIZE(container)
-        if frame.path != NULL and not frame.reported:
-            self._changes.append(new_set(<tuple>frame.path, container))  # deep container: reported whole
+        if frame.path != NULL:
+            if not frame.reported:
+                self._report_set(<tuple>frame.path, container)  # deep container: reported whole
+            self._report_done(<tuple>frame.path, container)
         Py_XDECREF(frame.container)
         Py_XDECREF(frame.key)
         Py_XDECREF(frame.path)
         frame.container = frame.key = frame.path = NULL
         return self._value_finished(self._depth - 1)
+
+    cdef void _release_frames(self) noexcept:
+        cdef Py_ssize_t index
+        if self._frames == NULL:
+            return
+        for index in range(self._depth):
+            Py_XDECREF(self._frames[index].container)
+            Py_XDECREF(self._frames[index].key)
+            Py_XDECREF(self._frames[index].path)
+            self._frames[index].container = self._frames[index].key = self._frames[index].path = NULL
+        self._depth = 0
 
     # --- Strings ------------------------------------------------------------------------------------------------
 
@@ -670,16 +890,16 @@ cdef class StreamingJsonParser:
         cdef int escape_length = self._escape_length
         cdef codepoint unit = 0
         if escape_length == 0:  # a high surrogate is held: only an escape can pair it
-            if char == 92:
-                self._escape[0] = 92
+            if char == BACKSLASH:
+                self._escape[0] = BACKSLASH
                 self._escape_length = 1
                 return 1
             char, self._high_surrogate = self._high_surrogate, 0
             self._store_char(char)
             return 0
         if escape_length == 1:
-            if char == 117:  # u
-                self._escape[1] = 117
+            if char == LOWER_U:
+                self._escape[1] = LOWER_U
                 self._escape_length = 2
                 return 1
             self._escape_length = 0
@@ -687,7 +907,7 @@ cdef class StreamingJsonParser:
             if unit:
                 self._add_char(unit)
             else:  # an invalid escape stays literal text
-                self._add_char(92)
+                self._add_char(BACKSLASH)
                 self._add_char(char)
             return 1
         digit = hex_value(char)
@@ -730,7 +950,6 @@ cdef class StreamingJsonParser:
         memcpy(PyUnicode_DATA(text), self._string_buffer + start * kind, (self._string_length - start) * kind)
         return text
 
-
     cdef object _flush_string_piece(self):
         """Report this piece's text of the open value string; return it where it was built, else None."""
         cdef Py_ssize_t start = self._string_flushed
@@ -738,7 +957,7 @@ cdef class StreamingJsonParser:
         self._string_flushed = self._string_length
         if self._string_role != ROLE_VALUE:
             return None
-        if self._string_path is not None:
+        if self._string_path is not None and self._emit_changes:
             if not self._string_reported:
                 self._string_reported = True
                 piece = self._string_slice(start)
@@ -778,6 +997,8 @@ cdef class StreamingJsonParser:
         else:
             put_in_slot(<object>self._frames[index].container, self._frames[index].is_object,
                         self._frames[index].key, value)
+        if self._string_path is not None:
+            self._report_done(<tuple>self._string_path, value)
         return self._value_finished(index)
 
     # --- Words: numbers and literals ----------------------------------------------------------------------------
@@ -787,11 +1008,11 @@ cdef class StreamingJsonParser:
         self._word_length = 0
         self._mantissa_length = 0
         self._mantissa_is_float = False
-        if first == 45 or 48 <= first <= 57:
+        if first == MINUS or is_digit(first):
             self._word_kind = NUMBER_WORD
-            self._word_state = N_MINUS if first == 45 else N_START
-        elif first == 116 or first == 102 or first == 110:  # t f n
-            self._word_kind = TRUE_WORD if first == 116 else (FALSE_WORD if first == 102 else NULL_WORD)
+            self._word_state = N_MINUS if first == MINUS else N_START
+        elif first == LOWER_T or first == LOWER_F or first == LOWER_N:
+            self._word_kind = TRUE_WORD if first == LOWER_T else (FALSE_WORD if first == LOWER_F else NULL_WORD)
             self._word_state = LITERAL_PREFIX
         else:
             self._word_kind = UNKNOWN_WORD
@@ -809,11 +1030,12 @@ cdef class StreamingJsonParser:
             return 0
         self._dirty = True
         if self._word_kind != NUMBER_WORD:
-            if position >= LITERAL_LENGTH[self._word_kind] or char != <codepoint>LITERAL_TEXT[self._word_kind][position]:
+            if (position >= LITERAL_LENGTH[self._word_kind]
+                    or char != <codepoint>LITERAL_TEXT[self._word_kind][position]):
                 self._word_state = WORD_INVALID
             return 0
         if state == N_START:
-            state = N_ZERO if char == 48 else N_INT
+            state = N_ZERO if char == DIGIT_0 else N_INT
         elif position == 0:  # the leading minus
             state = N_MINUS
         else:
@@ -894,8 +1116,55 @@ cdef class StreamingJsonParser:
             return 0
         path = self._place(index, value)
         if path is not None:
-            self._changes.append(new_set(<tuple>path, value))
+            self._report_set(<tuple>path, value)
+            self._report_done(<tuple>path, value)
         return self._value_finished(index)
+
+    # --- Prose, documents and lines -----------------------------------------------------------------------------
+
+    cdef int _reset_document(self) except -1:
+        """Forget the document being read (O(1) but for dropping its open containers), ready for the next one."""
+        self._release_frames()
+        self._root_done = False
+        self._root_value = NOTHING
+        self._dropped_depth = 0
+        self._open_members = 0
+        self._mode = PROSE if self._prose else STRUCTURE
+        self._prose_bracket = 0
+        self._string_length = self._string_flushed = 0
+        self._string_path = None
+        self._escape_length = 0
+        self._high_surrogate = 0
+        self._dirty = False
+        self._last_snapshot = MISSING
+        return 0
+
+    cdef int _skip_line(self) except -1:
+        self._skipped_lines += 1
+        if self._skipped is None:
+            self._skipped = deque(maxlen=SKIPPED_LINES_KEPT)
+        self._skipped.append(self._line_number)
+        return 0
+
+    cdef int _end_line(self) except -1:
+        """A newline in JSON Lines: a line that gave no document is skipped, and what it began is forgotten."""
+        if not self._line_done:
+            self._skip_line()
+            self._reset_document()
+        self._mode = PROSE if self._prose else STRUCTURE
+        self._line_number += 1
+        self._line_done = False
+        return 0
+
+    cdef int _end_input(self) except -1:
+        """The end of the text: it ends a pending number or literal; in JSON Lines, it ends an unfinished last line
+        (counted as skipped, its partial value kept for ``snapshot()``)."""
+        if self._mode == WORD:
+            self._end_word()
+        if self._lines and self._line_has_text and not self._line_done:
+            self._skip_line()
+        self._line_has_text = False
+        return 0
 
     # --- Snapshots ----------------------------------------------------------------------------------------------
 
@@ -935,6 +1204,71 @@ cdef class StreamingJsonParser:
         return copy
 
 
+cdef class StreamingJsonDocuments:
+    """Several JSON documents in one stream: concatenated values, JSON Lines, or objects and arrays in prose.
+
+    ``append()`` returns the documents each piece completed, ``finish()`` those the end of input completes (a pending
+    number or literal); ``snapshot()`` shows the document being read, or ``MISSING`` between documents. Documents are
+    immutable values, shared with snapshots. Reading is lenient, as in :class:`StreamingJsonParser`, and never raises
+    on any text.
+
+    ``lines=True`` reads JSON Lines: one document a line, text after it on its line ignored; a line without a
+    complete document is counted in ``skipped_lines``. ``prose=True`` finds objects and arrays in prose and markdown
+    fences, skipping everything around them.
+    """
+
+    def __init__(self, *, bint lines=False, bint prose=False):
+        self._parser = StreamingJsonParser(changes=False, prose=prose)
+        self._parser._documents = []
+        self._parser._lines = lines
+        self._count = 0
+        self._finished = False
+
+    def append(self, text):
+        """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
+        if self._finished:
+            raise ValueError("append() after finish(): the stream has ended")
+        cdef list documents = []
+        self._parser._documents = documents
+        self._parser._feed(text)
+        self._count += len(documents)
+        return documents
+
+    def finish(self):
+        """End the input; return the documents that its end completes (a root number or literal still pending).
+
+        An unterminated document is not complete: it is not returned, and ``snapshot()`` keeps showing it.
+        """
+        if self._finished:
+            return []
+        self._finished = True
+        cdef list documents = []
+        self._parser._documents = documents
+        self._parser._end_input()
+        self._count += len(documents)
+        return documents
+
+    def snapshot(self, *, bint fresh=False):
+        """The partial value of the document being read, ``MISSING`` between documents; as
+        :meth:`StreamingJsonParser.snapshot`."""
+        return self._parser.snapshot(fresh=fresh)
+
+    @property
+    def count(self):
+        """How many documents were completed so far."""
+        return self._count
+
+    @property
+    def skipped_lines(self):
+        """JSON Lines: how many lines gave no document (empty, incomplete, or no value)."""
+        return self._parser._skipped_lines
+
+    @property
+    def skipped(self):
+        """JSON Lines: the numbers (from 1) of the latest skipped lines, at most the last 100."""
+        return [] if self._parser._skipped is None else list(self._parser._skipped)
+
+
 cdef class ToolCallArgumentsStream:
     """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
     :class:`StreamingJsonParser` for the partial arguments in between."""
@@ -945,7 +1279,7 @@ cdef class ToolCallArgumentsStream:
     cdef _start(self):
         self._chunks = []
         self._text = ""
-        self._parser = StreamingJsonParser()
+        self._parser = StreamingJsonParser(changes=False)  # it shows snapshots: no change objects to discard
         self._snapshot = MISSING
         self._arguments = {}
 
@@ -964,7 +1298,7 @@ cdef class ToolCallArgumentsStream:
             raise TypeError(f"delta must be str, not {type(delta).__name__}")
         if delta:
             self._chunks.append(delta)
-            self._parser.append(delta)
+            self._parser._feed(delta)
         return self._current_arguments()
 
     cdef dict _current_arguments(self):

@@ -16,29 +16,54 @@ Reading rules (the spec's lenient reading, in one place):
 - A word is a run of characters up to whitespace or one of ``, : [ ] { } "``. It is a number when it starts with a
   digit or ``-`` and is valid JSON when it ends; ``true``, ``false`` and ``null`` are literals; anything else is
   dropped. While a word is unterminated it shows its value as the spec says.
+- A value is done at its end: a string at its closing quote, a number or literal when the character after it
+  arrives, a container at its closer. Only values with a reported path get a done event.
+
+Beyond one root (``StreamingJsonDocuments``, and ``prose=True`` for one document):
+
+- Documents: where the root value ends, the next value starts a new document. Text between documents that starts no
+  value is skipped, as text before the root always was.
+- Lines: a newline, in a string or not, ends the line; its document, if its root value ended on it, is returned, and
+  the rest of the line is skipped. A line without a finished document is counted as skipped.
+- Prose: before a document, everything is skipped but a ``{`` or ``[`` whose next non-blank character can continue
+  JSON (``"`` or ``}`` after ``{``; a value's first character or ``]`` after ``[``), so that ``[sic]`` or
+  ``{name}`` in the prose do not start one. Top-level scalars are not documents.
 """
 
 from __future__ import annotations
 
 import codecs
 import re
+from collections import deque
 from typing import Any, Literal, Optional, Union
 
 from ._repair import parse_tool_call_arguments
 from ._types import (
+    CONTAINER_COPY_COST,
     CREDIT_PER_APPEND,
     CREDIT_PER_CHAR,
     FREE_MEMBERS,
     FREE_STRING_CHARS,
     MISSING,
     PENDING_NUMBER_DISPLAY_LIMIT,
+    PROSE_CONTINUES_AFTER_BRACE,
+    PROSE_CONTINUES_AFTER_BRACKET,
     REPORT_DEPTH_LIMIT,
+    SKIPPED_LINES_KEPT,
     STRING_CHARS_PER_COST,
     ToolCallReplace,
     ToolCallResult,
 )
 
-__all__ = ["StreamingJsonParser", "ToolCallArgumentsStream", "JsonChange", "SetChange", "AppendChange"]
+__all__ = [
+    "StreamingJsonParser",
+    "StreamingJsonDocuments",
+    "ToolCallArgumentsStream",
+    "JsonChange",
+    "SetChange",
+    "AppendChange",
+    "DoneChange",
+]
 
 Path = tuple[Union[str, int], ...]
 
@@ -47,7 +72,8 @@ Path = tuple[Union[str, int], ...]
 
 
 class JsonChange:
-    """One change that a piece of text made to the value: a :class:`SetChange` or an :class:`AppendChange`."""
+    """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange` or a
+    :class:`DoneChange`."""
 
     __slots__ = ("path",)
     kind: str
@@ -76,6 +102,13 @@ class JsonChange:
 
     def __reduce__(self) -> Any:
         return (type(self), self._fields())
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # The change kinds are final, as in the compiled core: a parser only ever makes these three.
+        for base in cls.__bases__:
+            if base is not JsonChange and issubclass(base, JsonChange) and base.__module__ == __name__:
+                raise TypeError(f"type '{base.__module__}.{base.__name__}' is not an acceptable base type")
+        super().__init_subclass__(**kwargs)
 
 
 class SetChange(JsonChange):
@@ -114,10 +147,35 @@ class AppendChange(JsonChange):
         return f"AppendChange(path={self.path!r}, text={self.text!r})"
 
 
+class DoneChange(JsonChange):
+    """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
+
+    __slots__ = ("value",)
+    kind: Literal["done"] = "done"
+    value: Any
+
+    def __init__(self, path: Path, value: Any) -> None:
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "value", value)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.path, self.value)
+
+    def __repr__(self) -> str:
+        return f"DoneChange(path={self.path!r}, value={self.value!r})"
+
+
 # --- Lexical classes ----------------------------------------------------------------------------------------------
 
 _WHITESPACE_RUN = re.compile(r"[ \t\n\r]*")
 _STRING_RUN = re.compile(r'[^"\\]*')
+# In JSON Lines a newline ends the line wherever it is: these runs stop at it.
+_BLANK_RUN_IN_LINE = re.compile(r"[ \t\r]*")
+_STRING_RUN_IN_LINE = re.compile(r'[^"\\\n]*')
+# Prose: where a document may start (and, in JSON Lines, where the line ends); what may follow its bracket.
+_PROSE_STOP = re.compile(r"[{\[]")
+_PROSE_STOP_IN_LINE = re.compile(r"[{\[\n]")
+_CONTINUES_AFTER = {"{": frozenset(PROSE_CONTINUES_AFTER_BRACE), "[": frozenset(PROSE_CONTINUES_AFTER_BRACKET)}
 _WORD_RUN = re.compile(r'[^ \t\n\r,:\[\]{}"]*')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 # An unterminated number whose exponent has no digits yet shows the value before the exponent.
@@ -132,7 +190,7 @@ _LITERAL_BY_FIRST = {"t": "true", "f": "false", "n": "null"}
 _LITERAL_MAX_LENGTH = 5
 
 # Modes: what the next character belongs to.
-_STRUCTURE, _STRING, _WORD, _DONE = range(4)
+_STRUCTURE, _STRING, _WORD, _DONE, _PROSE, _SKIP_LINE = range(6)
 # Phases of an open container.
 _EXPECT_KEY, _AFTER_KEY, _EXPECT_VALUE, _AFTER_VALUE = range(4)
 # What an open string or word is: a key, a value shown in place, or text read and dropped.
@@ -206,9 +264,27 @@ class StreamingJsonParser:
 
     ``append()`` returns the changes the piece made; ``snapshot()`` returns an immutable value that shares completed
     parts with earlier snapshots. Neither ever raises on any text. See the module documentation for the rules.
+
+    ``changes=False`` builds no ``set``/``append`` changes (for callers that only want snapshots or done events);
+    ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``prose=True`` reads the first
+    object or array in prose or a markdown fence, skipping the text around it.
     """
 
     __slots__ = (
+        "_emit_changes",
+        "_emit_done",
+        "_prose",
+        "_lines",
+        "_blank_run",
+        "_string_run",
+        "_prose_stop",
+        "_prose_bracket",
+        "_documents",
+        "_line_number",
+        "_line_done",
+        "_line_has_text",
+        "_skipped_lines",
+        "_skipped",
         "_frames",
         "_root_done",
         "_root_value",
@@ -237,11 +313,27 @@ class StreamingJsonParser:
         "_decoder",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, *, changes: bool = True, done_events: bool = False, prose: bool = False) -> None:
+        self._emit_changes = bool(changes)
+        self._emit_done = bool(done_events)
+        self._prose = bool(prose)
+        self._prose_bracket = ""  # in prose, a bracket waiting for the character that decides whether JSON starts
+        self._prose_stop = _PROSE_STOP
+        # Documents (set up by StreamingJsonDocuments): a list that finished root values go to, instead of the end of
+        # reading; and in JSON Lines, the line count and the lines that gave no document.
+        self._documents: Optional[list[Any]] = None
+        self._lines = False
+        self._blank_run = _WHITESPACE_RUN
+        self._string_run = _STRING_RUN
+        self._line_number = 1
+        self._line_done = False
+        self._line_has_text = False
+        self._skipped_lines = 0
+        self._skipped: deque[int] = deque(maxlen=SKIPPED_LINES_KEPT)
         self._frames: list[_Frame] = []
         self._root_done = False
         self._root_value: Any = _NOTHING
-        self._mode = _STRUCTURE
+        self._mode = _PROSE if self._prose else _STRUCTURE
         self._dropped_depth = 0  # open containers inside a dropped value
         # The open string: decoded text of earlier pieces (merged chunks) and of this piece, and a held escape.
         self._string_role = _VALUE
@@ -271,14 +363,21 @@ class StreamingJsonParser:
 
     def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[JsonChange]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
-        text = self._decode(text)
-        self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * len(text)
         changes: list[JsonChange] = []
         self._changes = changes
+        self._feed(text)
+        return changes
+
+    def _feed(self, text: Any) -> None:
+        """Read a piece; changes go to ``self._changes``. The entry point of this backend's own wrappers."""
+        text = self._decode(text)
+        self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * len(text)
         self._read(text)
         if self._mode == _STRING:
             self._flush_string_piece()
-        return changes
+        if self._lines and text:
+            newline = text.rfind("\n")
+            self._line_has_text = newline < len(text) - 1 if newline >= 0 else True
 
     def snapshot(self, *, fresh: bool = False) -> Any:
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.
@@ -289,7 +388,11 @@ class StreamingJsonParser:
         if not self._dirty:
             return self._last_snapshot
         if not fresh and (self._open_members > FREE_MEMBERS or self._string_length > FREE_STRING_CHARS):
-            cost = self._open_members + len(self._frames) + self._string_length // STRING_CHARS_PER_COST
+            cost = (
+                self._open_members
+                + CONTAINER_COPY_COST * len(self._frames)
+                + self._string_length // STRING_CHARS_PER_COST
+            )
             if cost > self._credit:
                 return self._last_snapshot  # not paid for yet: the preview lags until enough text arrives
             self._credit -= cost
@@ -323,13 +426,25 @@ class StreamingJsonParser:
         while position < length:
             mode = self._mode
             if mode == _STRUCTURE:
-                position = _WHITESPACE_RUN.match(text, position).end()  # type: ignore[union-attr]
+                position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]  # a * run always matches
                 if position < length:
-                    position = self._read_structure(text, position)
+                    if text[position] == "\n":  # only in JSON Lines: elsewhere the blank run took it
+                        self._end_line()
+                        position += 1
+                    else:
+                        position = self._read_structure(text, position)
             elif mode == _STRING:
                 position = self._read_string(text, position, length)
             elif mode == _WORD:
                 position = self._read_word(text, position, length)
+            elif mode == _PROSE:
+                position = self._read_prose(text, position, length)
+            elif mode == _SKIP_LINE:
+                newline = text.find("\n", position)
+                if newline < 0:
+                    return
+                self._end_line()
+                position = newline + 1
             else:
                 return  # after the root value: ignored
 
@@ -367,7 +482,8 @@ class StreamingJsonParser:
         """Put a started value into its slot; return its path, or None where it is not reported."""
         if frame is None:
             self._root_value = value
-            return ()
+            # Without changes or done events nothing is reported: no path is ever built.
+            return () if self._emit_changes or self._emit_done else None
         container = frame.container
         if frame.is_object:
             size = len(container)
@@ -379,11 +495,25 @@ class StreamingJsonParser:
         return frame.child_path(len(container) - 1)
 
     def _value_finished(self, frame: Optional[_Frame]) -> None:
-        if frame is None:
+        if frame is not None:
+            frame.phase = _AFTER_VALUE
+        elif self._documents is not None:
+            self._documents.append(self._root_value)
+            self._reset_document()
+            self._line_done = True
+            if self._lines:
+                self._mode = _SKIP_LINE  # the rest of the line is not read
+        else:
             self._root_done = True
             self._mode = _DONE
-        else:
-            frame.phase = _AFTER_VALUE
+
+    def _report_set(self, path: Path, value: Any) -> None:
+        if self._emit_changes:
+            self._changes.append(SetChange(path, value))
+
+    def _report_done(self, path: Path, value: Any) -> None:
+        if self._emit_done:
+            self._changes.append(DoneChange(path, value))
 
     def _begin_container(self, is_object: bool) -> None:
         try:
@@ -392,10 +522,11 @@ class StreamingJsonParser:
             self._dropped_depth += 1
             return
         container: Any = {} if is_object else []
+        self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _types)
         path = self._place(parent, container)
         frame = _Frame(container, is_object, path)
         if path is not None:
-            self._changes.append(SetChange(path, {} if is_object else []))
+            self._report_set(path, {} if is_object else [])
         self._frames.append(frame)
         self._dirty = True
 
@@ -409,8 +540,10 @@ class StreamingJsonParser:
             return  # a stray closer before the root value
         frame = self._frames.pop()
         self._open_members -= len(frame.container)
-        if frame.path is not None and not frame.reported:
-            self._changes.append(SetChange(frame.path, frame.container))  # deep container: reported whole
+        if frame.path is not None:
+            if not frame.reported:
+                self._report_set(frame.path, frame.container)  # deep container: reported whole
+            self._report_done(frame.path, frame.container)
         self._value_finished(self._frames[-1] if self._frames else None)
 
     def _read_comma(self) -> None:
@@ -454,19 +587,27 @@ class StreamingJsonParser:
     def _read_string(self, text: str, position: int, length: int) -> int:
         while position < length:
             if self._escape or self._high_surrogate:
+                if self._lines and text[position] == "\n":
+                    break
                 position = self._read_escape(text, position)
                 continue
-            run_end = _STRING_RUN.match(text, position).end()  # type: ignore[union-attr]
+            run_end = self._string_run.match(text, position).end()  # type: ignore[union-attr]
             if run_end > position:
                 self._add_text(text[position:run_end])
                 position = run_end
                 if position == length:
                     break
-            if text[position] == '"':
+            char = text[position]
+            if char == '"':
                 self._close_string()
                 return position + 1
+            if char == "\n":  # only in JSON Lines: the line ends, and the string with it
+                break
             self._escape = "\\"
             position += 1
+        if position < length:
+            self._end_line()
+            return position + 1
         return position
 
     def _read_escape(self, text: str, position: int) -> int:
@@ -536,8 +677,8 @@ class StreamingJsonParser:
             if path is not None:
                 if not self._string_reported:
                     self._string_reported = True
-                    self._changes.append(SetChange(path, piece))
-                elif piece:
+                    self._report_set(path, piece)
+                elif piece and self._emit_changes:
                     self._changes.append(AppendChange(path, piece))
             if piece:
                 self._dirty = True
@@ -562,6 +703,8 @@ class StreamingJsonParser:
                 frame.container[frame.key] = value
             else:
                 frame.container[-1] = value
+            if self._string_path is not None:
+                self._report_done(self._string_path, value)
             self._value_finished(frame)
         elif not self._dropped_depth:
             self._frames[-1].phase = _AFTER_VALUE
@@ -644,7 +787,8 @@ class StreamingJsonParser:
             return
         path = self._place(frame, value)
         if path is not None:
-            self._changes.append(SetChange(path, value))
+            self._report_set(path, value)
+            self._report_done(path, value)
         self._value_finished(frame)
 
     def _pending_word(self) -> Any:
@@ -656,6 +800,71 @@ class StreamingJsonParser:
         if kind == _LITERAL_WORD and self._word_length > _LITERAL_MAX_LENGTH:
             return _NOTHING
         return _pending_word_value(kind, self._word_text())
+
+    # --- Prose, documents and lines -----------------------------------------------------------------------------
+
+    def _read_prose(self, text: str, position: int, length: int) -> int:
+        """Skip prose up to a bracket that starts JSON; read nothing else of it."""
+        bracket = self._prose_bracket
+        if bracket:
+            position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]  # a * run always matches
+            if position == length:
+                return position
+            char = text[position]
+            if char == "\n":  # only in JSON Lines: the line ends before the bracket's JSON could start
+                self._end_line()
+                return position + 1
+            self._prose_bracket = ""
+            if char in _CONTINUES_AFTER[bracket]:
+                self._mode = _STRUCTURE
+                self._begin_container(bracket == "{")
+            return position  # read again: as JSON after the bracket, or as prose
+        found = self._prose_stop.search(text, position)
+        if found is None:
+            return length
+        position = found.start()
+        if text[position] == "\n":
+            self._end_line()
+        else:
+            self._prose_bracket = text[position]
+        return position + 1
+
+    def _reset_document(self) -> None:
+        """Forget the document being read (O(1) but for dropping its open containers), ready for the next one."""
+        self._frames = []
+        self._root_done = False
+        self._root_value = _NOTHING
+        self._dropped_depth = 0
+        self._open_members = 0
+        self._mode = _PROSE if self._prose else _STRUCTURE
+        self._prose_bracket = ""
+        self._string_chunks = []
+        self._piece_chunks = []
+        self._string_length = 0
+        self._escape = ""
+        self._high_surrogate = ""
+        self._dirty = False
+        self._last_snapshot = MISSING
+
+    def _end_line(self) -> None:
+        """A newline in JSON Lines: a line that gave no document is skipped, and what it began is forgotten."""
+        if not self._line_done:
+            self._skipped_lines += 1
+            self._skipped.append(self._line_number)
+            self._reset_document()
+        self._mode = _PROSE if self._prose else _STRUCTURE
+        self._line_number += 1
+        self._line_done = False
+
+    def _end_input(self) -> None:
+        """The end of the text: it ends a pending number or literal; in JSON Lines, it ends an unfinished last line
+        (counted as skipped, its partial value kept for ``snapshot()``)."""
+        if self._mode == _WORD:
+            self._end_word()
+        if self._lines and self._line_has_text and not self._line_done:
+            self._skipped_lines += 1
+            self._skipped.append(self._line_number)
+        self._line_has_text = False
 
     # --- Snapshots ----------------------------------------------------------------------------------------------
 
@@ -714,7 +923,7 @@ class ToolCallArgumentsStream:
     def _start(self, text: str) -> None:
         self._chunks: list[str] = []
         self._text = ""
-        self._parser = StreamingJsonParser()
+        self._parser = StreamingJsonParser(changes=False)  # it shows snapshots: no change objects to discard
         self._snapshot: Any = MISSING
         self._arguments: dict[str, Any] = {}
 
@@ -733,7 +942,7 @@ class ToolCallArgumentsStream:
             raise TypeError(f"delta must be str, not {type(delta).__name__}")
         if delta:
             self._chunks.append(delta)
-            self._parser.append(delta)
+            self._parser._feed(delta)
         return self._current_arguments()
 
     def _current_arguments(self) -> dict[str, Any]:
@@ -764,3 +973,75 @@ class ToolCallArgumentsStream:
     def finish(self) -> ToolCallResult:
         """The final arguments: one strict parse of the complete text, which reports malformed arguments."""
         return parse_tool_call_arguments(self.text)
+
+
+class StreamingJsonDocuments:
+    """Several JSON documents in one stream: concatenated values, JSON Lines, or objects and arrays in prose.
+
+    ``append()`` returns the documents each piece completed, ``finish()`` those the end of input completes (a pending
+    number or literal); ``snapshot()`` shows the document being read, or ``MISSING`` between documents. Documents are
+    immutable values, shared with snapshots. Reading is lenient, as in :class:`StreamingJsonParser`, and never raises
+    on any text.
+
+    ``lines=True`` reads JSON Lines: one document a line, text after it on its line ignored; a line without a
+    complete document is counted in ``skipped_lines``. ``prose=True`` finds objects and arrays in prose and markdown
+    fences, skipping everything around them.
+    """
+
+    __slots__ = ("_parser", "_count", "_finished")
+
+    def __init__(self, *, lines: bool = False, prose: bool = False) -> None:
+        parser = StreamingJsonParser(changes=False, prose=prose)
+        parser._documents = []
+        if lines:
+            parser._lines = True
+            parser._blank_run = _BLANK_RUN_IN_LINE
+            parser._string_run = _STRING_RUN_IN_LINE
+            parser._prose_stop = _PROSE_STOP_IN_LINE
+        self._parser = parser
+        self._count = 0
+        self._finished = False
+
+    def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[Any]:
+        """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
+        if self._finished:
+            raise ValueError("append() after finish(): the stream has ended")
+        documents: list[Any] = []
+        self._parser._documents = documents
+        self._parser._feed(text)
+        self._count += len(documents)
+        return documents
+
+    def finish(self) -> list[Any]:
+        """End the input; return the documents that its end completes (a root number or literal still pending).
+
+        An unterminated document is not complete: it is not returned, and ``snapshot()`` keeps showing it.
+        """
+        if self._finished:
+            return []
+        self._finished = True
+        documents: list[Any] = []
+        self._parser._documents = documents
+        self._parser._end_input()
+        self._count += len(documents)
+        return documents
+
+    def snapshot(self, *, fresh: bool = False) -> Any:
+        """The partial value of the document being read, ``MISSING`` between documents; as
+        :meth:`StreamingJsonParser.snapshot`."""
+        return self._parser.snapshot(fresh=fresh)
+
+    @property
+    def count(self) -> int:
+        """How many documents were completed so far."""
+        return self._count
+
+    @property
+    def skipped_lines(self) -> int:
+        """JSON Lines: how many lines gave no document (empty, incomplete, or no value)."""
+        return self._parser._skipped_lines
+
+    @property
+    def skipped(self) -> list[int]:
+        """JSON Lines: the numbers (from 1) of the latest skipped lines, at most the last 100."""
+        return list(self._parser._skipped)

@@ -20,6 +20,10 @@ __all__ = [
     "CREDIT_PER_APPEND",
     "CREDIT_PER_CHAR",
     "STRING_CHARS_PER_COST",
+    "SKIPPED_LINES_KEPT",
+    "CONTAINER_COPY_COST",
+    "PROSE_CONTINUES_AFTER_BRACE",
+    "PROSE_CONTINUES_AFTER_BRACKET",
 ]
 
 
@@ -80,13 +84,25 @@ REPORT_DEPTH_LIMIT = 32
 PENDING_NUMBER_DISPLAY_LIMIT = 64
 
 # The copy-credit rule. Copying the open path into a snapshot costs, in units of one member or element copied, its
-# members and elements plus its containers, plus the open string's length divided by STRING_CHARS_PER_COST (measured
-# on CPython 3.11: copying a list element or dict member costs 5 to 11 ns, a character of a str 0.06 to 0.14 ns).
-# While the open path holds at most FREE_MEMBERS members and elements and the open string at most FREE_STRING_CHARS
-# characters, every snapshot is fresh. Beyond that a snapshot is fresh while the credit earned by appends
-# (CREDIT_PER_APPEND a call plus CREDIT_PER_CHAR a character) pays for it; otherwise the previous one is returned.
+# members and elements, plus CONTAINER_COPY_COST for each of its containers, plus the open string's length divided by
+# STRING_CHARS_PER_COST. (Measured with bench/snapshot_cost.py, allocation, deallocation and the GC's share included: on
+# CPython 3.11 a member costs 2.5 to 5 ns, a container 70 to 120 ns, about 20 to 34 members; a character under
+# 1/64 of a member.) While the open path holds at most FREE_MEMBERS members and elements and the open string at most
+# FREE_STRING_CHARS characters, every snapshot is fresh. Beyond that a snapshot is fresh while the credit earned by
+# appends pays for it; otherwise the previous one is returned. An append earns CREDIT_PER_APPEND, CREDIT_PER_CHAR a
+# character, and CONTAINER_COPY_COST for each container it opened: reading a container costs about what copying one
+# does, so a piece that opens many pays for showing them, and the credit stays linear in the text.
 STRING_CHARS_PER_COST = 64
+CONTAINER_COPY_COST = 32
 FREE_MEMBERS = 256
 FREE_STRING_CHARS = 4096
 CREDIT_PER_APPEND = 8
 CREDIT_PER_CHAR = 2
+
+# JSON Lines: how many of the latest skipped lines' numbers a document stream keeps.
+SKIPPED_LINES_KEPT = 100
+
+# Prose: a ``{`` or ``[`` starts a document only where the next non-blank character can continue JSON there, so that
+# "[sic]" or "{name}" in the prose around a document do not start one.
+PROSE_CONTINUES_AFTER_BRACE = '"}'
+PROSE_CONTINUES_AFTER_BRACKET = '{["]-0123456789tfn'

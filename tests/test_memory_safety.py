@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import threading
+import weakref
 from types import ModuleType
 
 import pytest
@@ -133,3 +134,45 @@ def test_keyboard_interrupt_during_a_long_append_leaves_the_parser_usable(backen
     assert value["after"] == [1, 2]
     assert set(value["log"]) <= set("abcd")  # what was read before the interrupt, if anything
     assert json.dumps(value)
+
+
+class _Marker:
+    """A weak-referenceable object to put in a cycle, to see whether the cycle is collected."""
+
+    link: object = None
+
+
+@pytest.mark.parametrize(
+    "text,where",
+    [
+        ('{"a": {"b": [1, ', ("a", "b")),  # an open path: snapshot copies
+        ('[[1, [2]], [3, ', (0,)),  # a closed container, shared by snapshots
+        ('{"a": [{"b": {"c": "x"}}, ', ("a", 0, "b")),
+        ('[[[[1]]]]', (0, 0)),  # a closed document
+    ],
+    ids=["open path", "closed child", "closed object in an open array", "closed root"],
+)
+def test_a_snapshot_mutated_into_a_cycle_is_collected(backend: ModuleType, text: str, where: tuple) -> None:
+    """Snapshots are the user's: one mutated into a reference cycle must still be collected (the compiled core keeps
+    its open containers away from the GC, which must never leak a container the user can reach)."""
+    parser = backend.StreamingJsonParser(done_events=True)
+    for char in text:
+        parser.append(char)
+    snapshot = parser.snapshot()
+    inner = snapshot
+    for key in where:
+        inner = inner[key]
+    marker = _Marker()
+    marker.link = snapshot  # marker -> snapshot -> ... -> inner -> marker
+    if isinstance(inner, dict):
+        inner["marker"] = marker
+    else:
+        inner.append(marker)
+    seen = weakref.ref(marker)
+    del marker, snapshot, inner
+    parser.append(" ")  # the parser lets go of the snapshot once it makes a new one
+    parser.append('"new"')
+    parser.snapshot(fresh=True)
+    del parser
+    gc.collect()
+    assert seen() is None, "a snapshot in a reference cycle was not collected"
