@@ -373,7 +373,8 @@ def test_no_sdk_and_no_pydantic_is_imported_without_model() -> None:
 
 class StandInModelStream:
     """A stand-in with the interface of ``streaming_json.pydantic.ModelStream``: ``append(piece)`` gives None before
-    the root starts, then a partial value; ``finish()`` gives a ``ModelResult(value, error)`` with ``message``."""
+    the root starts, then a partial value; ``finish()`` gives a ``ModelResult(value, error)`` with ``message`` (ending
+    ``Received arguments:``) and ``message_for(received)``."""
 
     made: list[StandInModelStream] = []
 
@@ -392,7 +393,8 @@ class StandInModelStream:
         if text.strip() == TEXT:
             return SimpleNamespace(value=("valid", self.type_), error=None, message=None)
         error = ValueError("invalid")
-        return SimpleNamespace(value=None, error=error, message=f"invalid.\nReceived output: {text}")
+        message_for = lambda received: f"invalid.\nReceived {received}: {text}"  # noqa: E731
+        return SimpleNamespace(value=None, error=error, message=message_for("arguments"), message_for=message_for)
 
 
 @pytest.mark.parametrize("api", sorted(APIS))
@@ -441,7 +443,7 @@ def test_model_gives_typed_values(backend: ModuleType, api: str) -> None:
         note: Any = None
 
     output_class, make_events, _, _ = APIS[api]
-    output = output_class(model=Report)
+    output = output_class(model=Report, parser_factory=backend.StreamingJsonParser)
     values = list(output.stream(make_events(PIECES)))
     assert isinstance(values[-1], Report) and values[-1] == Report.model_validate_json(TEXT)
     assert output.result == (Report.model_validate_json(TEXT), None)
@@ -458,10 +460,10 @@ def test_model_reports_invalid_output_at_the_end(backend: ModuleType, api: str) 
 
     output_class, make_events, _, _ = APIS[api]
     text = '{"scores": [1, "high", 3]}'
-    output = output_class(model=Scores)
+    output = output_class(model=Scores, parser_factory=backend.StreamingJsonParser)
     list(output.stream(make_events([text[i : i + 4] for i in range(0, len(text), 4)])))  # no raise mid-stream
     assert output.result is not None and output.result.value is None
-    assert output.error is not None and output.error.endswith(text)
+    assert output.error is not None and output.error.endswith(f"Received output: {text}")
     assert isinstance(output.model_result.error, ValidationError)
 
 

@@ -261,11 +261,13 @@ class StructuredOutput:
     and :func:`~streaming_json.parse_json_with_repair` the final one: strict JSON, so a cut-off or malformed output is
     an error, and the value equals ``json.loads``' wherever that accepts the text (only raw control characters and
     stray backslashes inside strings, which models do emit, are repaired, as for tool calls). With ``model=``, a
-    ``streaming_json.pydantic.ModelStream(model)`` gives typed partial values and one strict validation at the end.
+    ``streaming_json.pydantic.ModelStream(model)`` gives typed partial values and one strict validation at the end
+    (``parser_factory``, where given, is its ``parser_class``).
     """
 
     def __init__(self, model: Any = None, *, parser_factory: Optional[Callable[..., Any]] = None) -> None:
         self._model = model
+        self._given_parser_factory = parser_factory
         self._parser_factory: Callable[..., Any] = parser_factory or StreamingJsonParser
         self.result: Optional[StructuredOutputResult] = None
         """The final value or the error, once done."""
@@ -286,7 +288,10 @@ class StructuredOutput:
         else:
             from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
 
-            self._typed = ModelStream(self._model)
+            if self._given_parser_factory is None:
+                self._typed = ModelStream(self._model)
+            else:
+                self._typed = ModelStream(self._model, parser_class=self._given_parser_factory)
             self._parser = None
 
     @property
@@ -355,7 +360,10 @@ class StructuredOutput:
             self.result = StructuredOutputResult(None, f"The model refused: {self.refusal}")
         elif self._typed is not None:
             self.model_result = self._typed.finish()
-            error = None if self.model_result.error is None else str(self.model_result.message)
+            error = None
+            if self.model_result.error is not None:
+                message_for = getattr(self.model_result, "message_for", None)  # "Received output:", not "arguments:"
+                error = str(message_for("output") if message_for is not None else self.model_result.message)
             self.result = StructuredOutputResult(self.model_result.value, error)
         else:
             try:
