@@ -9,18 +9,19 @@ token piece, and every contender reads every event and makes the partial argumen
   tool as a strict function tool, so that it re-parses ``parsed_arguments`` with jiter on every chunk;
 - ours: ``AnthropicToolCalls``, ``OpenAIChatToolCalls`` and ``OpenAIResponsesToolCalls`` (``feed(event)``), on the
   SDK's objects (``sdk``) and on the same events as plain dicts (``dicts``);
-- ``parser``: a ``ToolCallArgumentsStream`` fed the same pieces directly. Our adapter's overhead per event is
-  (adapter time - parser time) / events: on dicts against the parser alone; on SDK objects against the parser fed the
-  pieces after the same SDK objects were built (``parser-anthropic`` ...), since building them costs the parser cache.
+- ``parser-<api>-<shape>``: a ``ToolCallArgumentsStream`` fed the pieces of the same events, after the same events
+  were built; ``parser``: fed the pieces back to back. Our adapter's overhead per event is (adapter time - time of its
+  parser baseline) / events.
 
-How. The SDK objects are built as the SDKs build them from server-sent events (``construct_type``, no validation), in
-batches of 16 just before they are read, untimed, so that they are as warm in the cache as events fresh from an SDK's
-decoder; only reading them is timed (two timer calls a batch, paid alike by every contender). Each round runs every
-contender once per workload, in rotating order, after ``gc.collect()``: the SDK helpers in the first 3 rounds (not
-repeated once their runs add up to more than the cap, 30 s), ours and the parser in all 15 (their runs are short, so a
-preemption on a shared machine weighs on few of them). The tables show median wall times (``perf_counter``). After a
-contender's first run its final arguments are compared with ``json.loads`` of the text (MISMATCH otherwise). The exit
-status is 1 when one of ours gives a wrong value.
+How. Every contender reads the events as a client does: each event is built from the data of its server-sent event
+just before it is read (``json.loads``, then for SDK objects the SDK's ``construct_type``, as its ``Stream`` does; no
+validation), untimed, and each read is timed alone (two timer calls an event, paid alike by every contender, the
+parser baselines included). So the events are as warm in the cache as fresh ones, and the reading code runs after
+the SDK's own code as it does in a client. Each round runs every contender once per workload, in rotating order,
+after ``gc.collect()``: the SDK helpers in the first 3 rounds (not repeated once their runs add up to more than the
+cap, 30 s), ours and the parsers in all 9. The tables show median wall times (``perf_counter``). After a contender's
+first run its final arguments are compared with ``json.loads`` of the text (MISMATCH otherwise). The exit status is
+1 when one of ours gives a wrong value.
 
     python bench/sdk.py [--quick] [--repeats N] [--cap SECONDS] [--json out.json]
 """
@@ -33,6 +34,7 @@ import json
 import platform
 import statistics
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -51,8 +53,8 @@ from streaming_json.integrations import (  # noqa: E402
     OpenAIResponsesToolCalls,
 )
 
-BATCH = 16
 TOOL_NAME = "write_file"
+Runner = Callable[["Streams", Callable[[str], Any]], tuple[float, Any]]
 # The tool as the OpenAI helper is given it: strict, so that it parses the arguments on every chunk.
 STRICT_TOOL = {
     "type": "function",
@@ -125,28 +127,34 @@ def responses_events(pieces: list[str]) -> list[dict[str, Any]]:
     return [{**event, "sequence_number": number} for number, event in enumerate(events, start=1)]
 
 
-def sdk_builders() -> dict[str, Callable[[dict[str, Any]], Any]]:
-    """Per API, how its SDK turns a decoded server-sent event into its object (what ``Stream`` does)."""
+def builders() -> dict[str, dict[str, Callable[[str], Any]]]:
+    """Per shape and API, how a client turns the data of a server-sent event into the event it reads: ``json.loads``
+    for dicts; ``json.loads`` then the SDK's ``construct_type`` (no validation) for SDK objects, as the SDKs' ``Stream``
+    does."""
     from anthropic._models import construct_type as anthropic_construct
     from anthropic.types import RawMessageStreamEvent
     from openai._models import construct_type as openai_construct
     from openai.types.chat import ChatCompletionChunk
     from openai.types.responses import ResponseStreamEvent
 
+    loads = json.loads
     return {
-        "anthropic": lambda event: anthropic_construct(type_=RawMessageStreamEvent, value=event),
-        "chat": lambda event: openai_construct(type_=ChatCompletionChunk, value=event),
-        "responses": lambda event: openai_construct(type_=ResponseStreamEvent, value=event),
+        "dicts": {"anthropic": loads, "chat": loads, "responses": loads},
+        "sdk": {
+            "anthropic": lambda data: anthropic_construct(type_=RawMessageStreamEvent, value=loads(data)),
+            "chat": lambda data: openai_construct(type_=ChatCompletionChunk, value=loads(data)),
+            "responses": lambda data: openai_construct(type_=ResponseStreamEvent, value=loads(data)),
+        },
     }
 
 
 @dataclass
 class Streams:
-    """One workload's call, as each API's events, and the pieces."""
+    """One workload's call, as each API's events (the data of their server-sent events), and the pieces."""
 
     text: str
     pieces: list[str]
-    events: dict[str, list[dict[str, Any]]]
+    events: dict[str, list[str]]
     event_pieces: dict[str, list[Optional[str]]]  # per API, the piece each event carries (None: no piece)
 
 
@@ -163,33 +171,33 @@ def streams(workload: workloads.Workload) -> Streams:
         before = {"anthropic": 2, "chat": 1, "responses": 1}[api]
         after = len(api_events) - before - len(call.pieces)
         event_pieces[api] = [None] * before + list(call.pieces) + [None] * after
-    return Streams(call.text, call.pieces, events, event_pieces)
+    data = {api: [json.dumps(event, ensure_ascii=False) for event in api_events] for api, api_events in events.items()}
+    return Streams(call.text, call.pieces, data, event_pieces)
 
 
-def warm_batches(stream: Streams, api: str, build: Optional[Callable[[Any], Any]]) -> Any:
-    """The API's events in batches of BATCH, with the pieces they carry, each batch built just before it is read
-    (``build`` None: the dicts themselves). Small batches keep the objects as warm in the cache as events fresh from an
-    SDK's decoder; the two timer calls a batch are paid alike by every contender, the parser included."""
-    events, pieces = stream.events[api], stream.event_pieces[api]
-    for start in range(0, len(events), BATCH):
-        batch = events[start : start + BATCH]
-        yield (
-            (batch if build is None else [build(event) for event in batch]),
-            [piece for piece in pieces[start : start + BATCH] if piece is not None],
-        )
+def fresh_events(stream: Streams, api: str, build: Callable[[str], Any]) -> Iterator[tuple[Any, Optional[str]]]:
+    """Each event of the API, built from its data just before it is read, as a client reads a stream, with the piece
+    it carries."""
+    for data, piece in zip(stream.events[api], stream.event_pieces[api]):
+        yield build(data), piece
 
 
-def run_parser(api: str) -> Callable[[Streams, Any], tuple[float, Any]]:
-    """The parser alone on the pieces, read in the same batches as the adapter on the API's events, and after the
-    same SDK objects were built (untimed): the baseline of the adapter's overhead."""
+# --- Contenders: each returns (seconds spent reading events, the final arguments) ---------------------------------
+# Each event is timed alone (two timer calls, paid alike by every contender, the parser baselines included), so that
+# building the next event, untimed, runs between two reads as it does in a client.
 
-    def run(stream: Streams, build: Any) -> tuple[float, Any]:
+
+def run_parser(api: str) -> Runner:
+    """The parser alone on the pieces, each appended after the API's event that carries it was built (untimed): the
+    baseline of our adapter's overhead on the same events."""
+
+    def run(stream: Streams, build: Callable[[str], Any]) -> tuple[float, Any]:
         arguments = ToolCallArgumentsStream()
         append = arguments.append
         elapsed = 0.0
-        for _, pieces in warm_batches(stream, api, build):
+        for _, piece in fresh_events(stream, api, build):
             start = perf_counter()
-            for piece in pieces:
+            if piece is not None:
                 append(piece)
             elapsed += perf_counter() - start
         start = perf_counter()
@@ -200,15 +208,25 @@ def run_parser(api: str) -> Callable[[Streams, Any], tuple[float, Any]]:
     return run
 
 
-def run_ours(accumulator_class: Any, api: str) -> Callable[[Streams, Any], tuple[float, Any]]:
-    def run(stream: Streams, build: Any) -> tuple[float, Any]:
+def run_parser_alone(stream: Streams, build: Any) -> tuple[float, Any]:
+    """The parser fed the pieces back to back: what reading them costs with nothing in between."""
+    arguments = ToolCallArgumentsStream()
+    append = arguments.append
+    start = perf_counter()
+    for piece in stream.pieces:
+        append(piece)
+    result = arguments.finish()
+    return perf_counter() - start, result.arguments
+
+
+def run_ours(accumulator_class: Any, api: str) -> Runner:
+    def run(stream: Streams, build: Callable[[str], Any]) -> tuple[float, Any]:
         calls = accumulator_class()
         feed = calls.feed
         elapsed = 0.0
-        for batch, _ in warm_batches(stream, api, build):
+        for event, _ in fresh_events(stream, api, build):
             start = perf_counter()
-            for event in batch:
-                feed(event)
+            feed(event)
             elapsed += perf_counter() - start
         start = perf_counter()
         calls.finish()
@@ -219,28 +237,26 @@ def run_ours(accumulator_class: Any, api: str) -> Callable[[Streams, Any], tuple
     return run
 
 
-def run_anthropic_helper(stream: Streams, build: Any) -> tuple[float, Any]:
+def run_anthropic_helper(stream: Streams, build: Callable[[str], Any]) -> tuple[float, Any]:
     from anthropic.lib.streaming._messages import accumulate_event
 
     snapshot, json_bufs, elapsed = None, {}, 0.0
-    for batch, _ in warm_batches(stream, "anthropic", build):
+    for event, _ in fresh_events(stream, "anthropic", build):
         start = perf_counter()
-        for event in batch:
-            snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=json_bufs)
+        snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=json_bufs)
         elapsed += perf_counter() - start
     return elapsed, snapshot.content[0].input  # type: ignore[union-attr]
 
 
-def run_openai_helper(stream: Streams, build: Any) -> tuple[float, Any]:
+def run_openai_helper(stream: Streams, build: Callable[[str], Any]) -> tuple[float, Any]:
     from openai.lib.streaming.chat import ChatCompletionStreamState
 
     state: Any = ChatCompletionStreamState(input_tools=[STRICT_TOOL])
     handle_chunk = state.handle_chunk
     elapsed = 0.0
-    for batch, _ in warm_batches(stream, "chat", build):
+    for chunk, _ in fresh_events(stream, "chat", build):
         start = perf_counter()
-        for chunk in batch:
-            handle_chunk(chunk)
+        handle_chunk(chunk)
         elapsed += perf_counter() - start
     start = perf_counter()
     completion = state.get_final_completion()
@@ -251,24 +267,23 @@ def run_openai_helper(stream: Streams, build: Any) -> tuple[float, Any]:
 @dataclass
 class Contender:
     name: str
-    run: Callable[[Streams, Any], tuple[float, Any]]
-    api: Optional[str]  # whose SDK objects it reads; None: dicts or pieces
+    run: Runner
+    shape: str  # "sdk" or "dicts": how its events are built
+    api: str
     ours: bool = True
 
 
+ACCUMULATORS = {"anthropic": AnthropicToolCalls, "chat": OpenAIChatToolCalls, "responses": OpenAIResponsesToolCalls}
 CONTENDERS = [
-    Contender("parser", run_parser("chat"), None),
-    Contender("parser-anthropic", run_parser("anthropic"), "anthropic"),
-    Contender("parser-chat", run_parser("chat"), "chat"),
-    Contender("parser-responses", run_parser("responses"), "responses"),
-    Contender("anthropic-helper", run_anthropic_helper, "anthropic", ours=False),
-    Contender("anthropic-sdk", run_ours(AnthropicToolCalls, "anthropic"), "anthropic"),
-    Contender("anthropic-dicts", run_ours(AnthropicToolCalls, "anthropic"), None),
-    Contender("openai-helper", run_openai_helper, "chat", ours=False),
-    Contender("chat-sdk", run_ours(OpenAIChatToolCalls, "chat"), "chat"),
-    Contender("chat-dicts", run_ours(OpenAIChatToolCalls, "chat"), None),
-    Contender("responses-sdk", run_ours(OpenAIResponsesToolCalls, "responses"), "responses"),
-    Contender("responses-dicts", run_ours(OpenAIResponsesToolCalls, "responses"), None),
+    Contender("parser", run_parser_alone, "dicts", "chat"),
+    Contender("anthropic-helper", run_anthropic_helper, "sdk", "anthropic", ours=False),
+    Contender("openai-helper", run_openai_helper, "sdk", "chat", ours=False),
+    *[
+        Contender(f"{kind}{api}-{shape}", run(api), shape, api)
+        for api, accumulator in ACCUMULATORS.items()
+        for shape in ("sdk", "dicts")
+        for kind, run in (("", lambda api, a=accumulator: run_ours(a, api)), ("parser-", run_parser))
+    ],
 ]
 
 
@@ -287,7 +302,7 @@ class Result:
 
 
 def measure(
-    stream: Streams, repeats: int, fast_repeats: int, cap: float, builders: dict[str, Any]
+    stream: Streams, repeats: int, fast_repeats: int, cap: float, build: dict[str, dict[str, Any]]
 ) -> dict[str, Result]:
     """Rounds of every contender in rotating order: ours and the parser in all ``fast_repeats`` rounds (their runs
     are short, so a preemption weighs on one of them), the helpers in the first ``repeats`` (and not past ``cap``)."""
@@ -303,10 +318,9 @@ def measure(
                 continue
             if not contender.ours and (round_number >= repeats or sum(result.times) > cap):
                 continue
-            build = None if contender.api is None else builders[contender.api]
             gc.collect()
             try:
-                elapsed, arguments = contender.run(stream, build)
+                elapsed, arguments = contender.run(stream, build[contender.shape][contender.api])
             except Exception as error:  # a helper that raises is reported, not fatal
                 result.status, result.detail = "ERROR", f"{type(error).__name__}: {error}"[:200]
                 continue
@@ -362,8 +376,9 @@ def report(done: list[tuple[str, Streams, dict[str, Result]]], judge: bool) -> t
     out.append(table(headers, rows))
 
     out.append(
-        "\nOur adapters' overhead per event on top of the parser: (adapter time - parser time) / events, ns;"
-        " SDK objects / plain dicts (target: at most 1,000 ns)"
+        "\nOur adapters' overhead per event on top of the parser: (adapter time - parser time on the same events'"
+        " pieces) / events, ns; SDK objects / plain dicts (target: at most 1,000 ns). Parser alone: the pieces back"
+        " to back"
     )
     rows = []
     for key, stream, results in done:
@@ -373,7 +388,7 @@ def report(done: list[tuple[str, Streams, dict[str, Result]]], judge: bool) -> t
             cells = []
             for shape in ("sdk", "dicts"):
                 median = results[f"{name}-{shape}"].median
-                baseline = results["parser" if shape == "dicts" else f"parser-{name}"].median
+                baseline = results[f"parser-{name}-{shape}"].median
                 if median is None or baseline is None:
                     cells.append(results[f"{name}-{shape}"].status or "-")
                     continue
@@ -441,16 +456,16 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser.add_argument("--quick", action="store_true", help="an eighth of the sizes, 1 repeat: a smoke test")
     parser.add_argument("--repeats", type=int, help="runs of each SDK helper per workload (default 3, quick 1)")
     parser.add_argument(
-        "--fast-repeats", type=int, help="runs of ours and the parser per workload (default 15, quick 5)"
+        "--fast-repeats", type=int, help="runs of ours and the parser per workload (default 9, quick 3)"
     )
     parser.add_argument("--cap", type=float, default=30.0, help="seconds of a helper's runs before it is not repeated")
     parser.add_argument("--json", type=Path, help="write the raw results to this file")
     args = parser.parse_args(argv)
     repeats = args.repeats or (1 if args.quick else 3)
-    fast_repeats = args.fast_repeats or (5 if args.quick else 15)
+    fast_repeats = args.fast_repeats or (3 if args.quick else 9)
     scale = 0.125 if args.quick else 1.0
     try:
-        builders = sdk_builders()
+        build = builders()
     except ImportError as error:
         print(f"bench/sdk.py needs the SDKs (pip install -e '.[bench]'): {error}", file=sys.stderr)
         return 2
@@ -463,12 +478,12 @@ def main(argv: Optional[list[str]] = None) -> int:
     )
     warm_up = streams(workloads.write_file(1, 0.05))
     for contender in CONTENDERS:  # imports, first calls and caches, untimed
-        contender.run(warm_up, None if contender.api is None else builders[contender.api])
+        contender.run(warm_up, build[contender.shape][contender.api])
     done = []
     for key in TITLES:
         stream = streams(build_workload(key, scale))
         print(f"  running {TITLES[key]} ({len(stream.pieces):,} pieces) ...", file=sys.stderr, flush=True)
-        done.append((key, stream, measure(stream, repeats, fast_repeats, args.cap, builders)))
+        done.append((key, stream, measure(stream, repeats, fast_repeats, args.cap, build)))
     text, _ = report(done, judge=not args.quick)
     print(text)
     if args.json:
