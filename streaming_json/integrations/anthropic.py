@@ -26,29 +26,29 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
         """Read one event; return the calls it changed."""
         # The fast path: a delta event. Any other shape raises here or fails a check below: the general path.
         try:
-            kind = text = index = None
             if type(event) is dict:
-                if event["type"] == "content_block_delta":
-                    delta = event["delta"]
-                    kind = delta["type"]
-                    if kind == "input_json_delta":
-                        text, index = delta["partial_json"], event["index"]
-            elif event.type == "content_block_delta":  # every event of the SDK has a type
+                if event["type"] != "content_block_delta":
+                    return self._feed(event)
+                delta = event["delta"]
+                kind = delta["type"]
+                if kind != "input_json_delta":
+                    return [] if isinstance(kind, str) else self._feed(event)  # text, thinking: no call changed
+                text, call = delta["partial_json"], self._open.get(event["index"])
+            else:
+                if event.type != "content_block_delta":  # every event of the SDK has a type
+                    return self._feed(event)
                 delta = event.delta
                 kind = delta.type
-                if kind == "input_json_delta":
-                    text, index = delta.partial_json, event.index
+                if kind != "input_json_delta":
+                    return [] if isinstance(kind, str) else self._feed(event)
+                text, call = delta.partial_json, self._open.get(event.index)
         except (AttributeError, LookupError, TypeError):
             return self._feed(event)
-        if kind == "input_json_delta":
-            call = self._open.get(index)
-            if call is not None and type(text) is str:
-                if not text:
-                    return []
-                call.arguments = call._stream.append(text)
-                return [call]
-        elif isinstance(kind, str):
-            return []  # text, thinking, citations: no tool call changed
+        if call is not None and type(text) is str:
+            if not text:
+                return []
+            call.arguments = call._stream.append(text)
+            return [call]
         return self._feed(event)
 
     def _feed(self, event: Any) -> list[LiveToolCall]:
@@ -84,26 +84,25 @@ class AnthropicStructuredOutput(StructuredOutput):
     def feed(self, event: Any) -> Any:
         """Read one event; return the value so far."""
         try:  # the fast path: a delta event (see AnthropicToolCalls.feed)
-            kind = text = None
             if type(event) is dict:
-                if event["type"] == "content_block_delta":
-                    delta = event["delta"]
-                    kind = delta["type"]
-                    if kind == "text_delta":
-                        text = delta["text"]
-            elif event.type == "content_block_delta":
+                if event["type"] != "content_block_delta":
+                    return self._feed(event)
+                delta = event["delta"]
+                kind = delta["type"]
+                if kind != "text_delta":
+                    return self.value if isinstance(kind, str) else self._feed(event)  # tool input, thinking
+                text = delta["text"]
+            else:
+                if event.type != "content_block_delta":
+                    return self._feed(event)
                 delta = event.delta
                 kind = delta.type
-                if kind == "text_delta":
-                    text = delta.text
+                if kind != "text_delta":
+                    return self.value if isinstance(kind, str) else self._feed(event)
+                text = delta.text
         except (AttributeError, LookupError, TypeError):
             return self._feed(event)
-        if kind == "text_delta":
-            if type(text) is str:
-                return self._append(text)
-        elif isinstance(kind, str):
-            return self.value  # tool input, thinking, citations: not the output
-        return self._feed(event)
+        return self._append(text) if type(text) is str else self._feed(event)
 
     def _feed(self, event: Any) -> Any:
         kind = get_field(event, "type")
