@@ -1,11 +1,20 @@
-# make run   - set up (local virtual environment, compiled core) and stream a sample tool call through the parser
-# make test  - set up and run the whole test suite on both backends
+# make run        - set up (local virtual environment, compiled core) and stream a sample tool call through the parser
+# make test       - set up, lint, and run the whole test suite on both backends
+# make lint       - ruff (check and format) on the Python code, cython-lint on the compiled core
+# make test-pypy  - the suite on PyPy, where the pure backend is the one installed (needs pypy3 and pypy3-venv)
 PYTHON ?= python3
+PYPY ?= pypy3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PYPY_VENV := .venv-pypy
+PYPY_STAMP := $(PYPY_VENV)/.installed
+# Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
+# (from `make bench`) warns that it cannot time under xdist, and warnings are errors: it is not loaded there.
+PYTEST_PARALLEL := -m "not timing" -n 2 -p no:benchmark
+PYTEST_TIMING := -m timing
 
-.PHONY: run test bench fuzz annotate clean
+.PHONY: run test lint test-pypy bench fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -13,15 +22,36 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
 	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.1,<4" wheel
-	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test]'
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,lint]'
 	$(BIN)/python -c 'import streaming_json as s; print("streaming_json backend:", s.BACKEND)'
 	touch $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/python -m streaming_json --demo
 
-test: $(STAMP)
-	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	@# cython-lint runs pycodestyle by name: the venv's must be on PATH.
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint streaming_json/_core.pyx streaming_json/_core.pxd
+
+test: lint
+	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
+
+$(PYPY_VENV)/bin/python:
+	$(PYPY) -m venv $(PYPY_VENV)
+	$(PYPY_VENV)/bin/python -m pip install --quiet --upgrade pip
+
+$(PYPY_STAMP): $(PYPY_VENV)/bin/python setup.py pyproject.toml
+	$(PYPY_VENV)/bin/python -m pip install --quiet "setuptools>=77" wheel
+	$(PYPY_VENV)/bin/python -m pip install --quiet --no-build-isolation -e '.[test]'
+	$(PYPY_VENV)/bin/python -c 'import streaming_json as s; print("streaming_json on PyPy, backend:", s.BACKEND)'
+	touch $(PYPY_STAMP)
+
+# The timing tests skip on PyPy (tests/conftest.py), so everything runs in parallel.
+test-pypy: $(PYPY_STAMP)
+	$(PYPY_VENV)/bin/python -m pytest -q -n 2 -p no:benchmark
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[bench]'
@@ -38,4 +68,4 @@ annotate: $(BIN)/python
 	@echo "annotated HTML: streaming_json/_core.html"
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html
+	rm -rf $(VENV) $(PYPY_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html

@@ -112,10 +112,14 @@ def record(index: int, rng: random.Random) -> dict:
         "active": rng.random() < 0.5,
         "parent": rng.randrange(index + 1) if rng.random() < 0.3 else None,
         "tags": rng.sample(TAGS, rng.randint(0, 4)),
-        "location": {"city": rng.choice(CITIES), "lat": round(rng.uniform(-90, 90), 6), "lon": round(rng.uniform(-180, 180), 6)},
+        "location": {
+            "city": rng.choice(CITIES),
+            "lat": round(rng.uniform(-90, 90), 6),
+            "lon": round(rng.uniform(-180, 180), 6),
+        },
         "metrics": {"views": rng.randrange(10**6), "cost": round(rng.uniform(0, 99), 2), "flag": None},
         "note": rng.choice(NOTES),
-    }  # fmt: skip
+    }
 
 
 def structured_output(size: int, seed: int) -> str:
@@ -147,8 +151,11 @@ def edit_call(scale: float) -> Workload:
     codes = [python_source(size, offset=200_000 + i * size) for i in range(4)]
     arguments = {
         "file_path": "src/app/service.py",
-        "edits": [{"old_string": codes[0], "new_string": codes[1]}, {"old_string": codes[2], "new_string": codes[3], "replace_all": False}],
-    }  # fmt: skip
+        "edits": [
+            {"old_string": codes[0], "new_string": codes[1]},
+            {"old_string": codes[2], "new_string": codes[3], "replace_all": False},
+        ],
+    }
     text = json.dumps(arguments, indent=2)
     return Workload(
         "2", f"edit call, 4 code strings of {size // 1000} KB, indented", [Call(text, token_pieces(text, 2))]

@@ -126,11 +126,39 @@ def random_input(rng: random.Random) -> tuple[str, list[Any]]:
 
 def check(backends: dict[str, ModuleType], pieces: list[Any]) -> Optional[str]:
     """None where every check passes; else what failed."""
-    from tests.strategies import run_lockstep, same_snapshot
+    from tests.strategies import run_lockstep
 
-    result = run_lockstep(backends, pieces, settle=True)
+    result = run_lockstep(backends, pieces, settle=True, options={"done_events": True})
     if result.problem is not None:
         return result.problem
+    return check_whole_text(backends, pieces, result.finals) or check_beyond_one_root(backends, pieces)
+
+
+def check_beyond_one_root(backends: dict[str, ModuleType], pieces: list[Any]) -> Optional[str]:
+    """The same input read for JSON in prose, and as several documents in each mode: every backend alike, and the
+    documents of the pieces those of the text in one piece."""
+    from tests.strategies import identical_deep, run_documents_lockstep, run_lockstep
+
+    prose = run_lockstep(backends, pieces, options={"prose": True, "done_events": True})
+    if prose.problem is not None:
+        return f"prose: {prose.problem}"
+    whole = pieces[0][:0].join(pieces)
+    for mode in ({}, {"lines": True}, {"prose": True}, {"lines": True, "prose": True}):
+        result = run_documents_lockstep(backends, pieces, **mode)
+        if result.problem is not None:
+            return f"documents {mode}: {result.problem}"
+        one_piece = run_documents_lockstep(backends, [whole], **mode)
+        for name in backends:
+            cut, uncut = result.finals[name], one_piece.finals[name]
+            if len(cut) != len(uncut) or not all(map(identical_deep, cut, uncut)):
+                return f"documents {mode}, {name}: in pieces {cut!r}, in one piece {uncut!r}"[:2000]
+    return None
+
+
+def check_whole_text(backends: dict[str, ModuleType], pieces: list[Any], finals: dict[str, Any]) -> Optional[str]:
+    """The final snapshot of the pieces is that of the text in one piece."""
+    from tests.strategies import same_snapshot
+
     whole = pieces[0][:0].join(pieces)
     for name, backend in backends.items():
         parser = backend.StreamingJsonParser()
@@ -139,8 +167,8 @@ def check(backends: dict[str, ModuleType], pieces: list[Any]) -> Optional[str]:
             expected = parser.snapshot()
         except Exception as error:
             return f"{name} raised {error!r} on the text in one piece"
-        if not same_snapshot(result.finals[name], expected):
-            return f"{name}: read in pieces {result.finals[name]!r}, in one piece {expected!r}"[:2000]
+        if not same_snapshot(finals[name], expected):
+            return f"{name}: read in pieces {finals[name]!r}, in one piece {expected!r}"[:2000]
     return None
 
 
@@ -208,10 +236,11 @@ def run_atheris(minutes: float, extra: list[str]) -> int:
     except ImportError:
         print("atheris is not installed: pip install atheris", file=sys.stderr)
         return 2
+    # Imported for their side effect: atheris instruments the code of modules imported inside this block.
     with atheris.instrument_imports():
-        import streaming_json  # noqa: F401
-        import tests.strategies  # noqa: F401
-        from streaming_json import _pure  # noqa: F401
+        import streaming_json  # noqa: F401 - imported to be instrumented
+        import tests.strategies  # noqa: F401 - imported to be instrumented
+        from streaming_json import _pure  # noqa: F401 - imported to be instrumented
     backends = _backends()
     if len(backends) < 2:
         print("warning: the compiled core is not built; fuzzing the pure backend alone", file=sys.stderr)

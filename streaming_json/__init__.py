@@ -12,8 +12,10 @@ import os as _os
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from ._repair import parse_json_with_repair, parse_tool_call_arguments, repair_json
+from ._completed import ANY, aiter_items, aiter_values, iter_items, iter_values
+from ._repair import parse_json_with_repair, parse_tool_call_arguments, repair_json, split_documents
 from ._types import MISSING, MissingType, ToolCallReplace, ToolCallResult
+from ._version import __version__ as __version__
 
 
 def _select_backend() -> ModuleType:
@@ -44,8 +46,6 @@ SetChange = _backend.SetChange
 AppendChange = _backend.AppendChange
 DoneChange = _backend.DoneChange
 
-__version__ = "0.1.0"
-
 __all__ = [
     "BACKEND",
     "MISSING",
@@ -62,4 +62,10 @@ __all__ = [
     "repair_json",
     "parse_json_with_repair",
     "parse_tool_call_arguments",
+    "split_documents",
+    "iter_items",
+    "iter_values",
+    "aiter_items",
+    "aiter_values",
+    "ANY",
 ]

@@ -2,7 +2,9 @@
 
 Reads JSON text from standard input as it arrives, or from a file, and prints each new snapshot of the value as one
 line of compact JSON, so that the last line is the value of everything read. ``--changes`` prints the changes
-instead, one JSON object a line. ``--demo`` replays a bundled tool call at token speed with a live preview.
+instead, one JSON object a line (``--done`` adds done events). ``--documents`` prints each complete document of a
+stream of several, one line each; ``--lines`` reads JSON Lines; ``--prose`` finds the JSON in prose or a markdown
+fence. ``--demo`` replays a bundled tool call at token speed with a live preview.
 
 Malformed input is never an error: the output is whatever the tolerant reading made of it, and the exit status is 0.
 """
@@ -11,13 +13,14 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import functools
 import json
 import os
 import random
 import shutil
 import sys
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from importlib import resources
 from typing import Any, BinaryIO, Optional
 
@@ -25,8 +28,10 @@ from . import (
     BACKEND,
     MISSING,
     AppendChange,
+    DoneChange,
     JsonChange,
     SetChange,
+    StreamingJsonDocuments,
     StreamingJsonParser,
     ToolCallArgumentsStream,
     __version__,
@@ -121,9 +126,9 @@ class SnapshotLines:
             self._output.flush()
 
 
-def print_snapshots(pieces: Iterable[str], output: LineWriter) -> None:
+def print_snapshots(pieces: Iterable[str], output: LineWriter, prose: bool = False) -> None:
     """Print each new snapshot as a line of compact JSON; the last line is the value of all the text."""
-    parser = StreamingJsonParser()
+    parser = StreamingJsonParser(changes=False, prose=prose)
     lines = SnapshotLines(output)
     shown: Any = MISSING
     for piece in pieces:
@@ -141,14 +146,14 @@ def change_record(change: JsonChange) -> dict[str, Any]:
     record: dict[str, Any] = {"kind": change.kind, "path": list(change.path)}
     if isinstance(change, AppendChange):
         record["text"] = change.text
-    elif isinstance(change, SetChange):
+    elif isinstance(change, (SetChange, DoneChange)):
         record["value"] = change.value
     return record
 
 
-def print_changes(pieces: Iterable[str], output: LineWriter) -> None:
-    """Print each change that the text makes, one JSON object a line."""
-    parser = StreamingJsonParser()
+def print_changes(pieces: Iterable[str], output: LineWriter, done: bool = False, prose: bool = False) -> None:
+    """Print each change that the text makes, one JSON object a line; with ``done``, done events too."""
+    parser = StreamingJsonParser(done_events=done, prose=prose)
     for piece in pieces:
         for change in parser.append(piece):
             line = compact_json(change_record(change))
@@ -157,6 +162,31 @@ def print_changes(pieces: Iterable[str], output: LineWriter) -> None:
                 return
             output.line(line)
         output.flush()
+
+
+def print_documents(pieces: Iterable[str], output: LineWriter, lines: bool = False, prose: bool = False) -> None:
+    """Print each complete document as a line of compact JSON, as soon as it is complete. Skipped JSON Lines are
+    reported on standard error at the end, so that standard output stays one document a line."""
+    documents = StreamingJsonDocuments(lines=lines, prose=prose)
+    for piece in pieces:
+        for document in documents.append(piece):
+            _print_document(document, output)
+        output.flush()
+    for document in documents.finish():
+        _print_document(document, output)
+    output.flush()
+    if documents.skipped_lines:
+        numbers = ", ".join(map(str, documents.skipped))
+        more = " (the last 100)" if documents.skipped_lines > len(documents.skipped) else ""
+        print(f"streaming-json: {documents.skipped_lines} lines skipped{more}: {numbers}", file=sys.stderr)
+
+
+def _print_document(document: Any, output: LineWriter) -> None:
+    line = compact_json(document)
+    if line is None:
+        _report_too_deep()
+    else:
+        output.line(line)
 
 
 # --- The demo ---------------------------------------------------------------------------------------------------
@@ -329,7 +359,13 @@ def argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("file", nargs="?", help="the file to read (default: standard input)")
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--changes", action="store_true", help="print the changes, one JSON object a line")
+    mode.add_argument(
+        "--documents", action="store_true", help="print each complete document of a stream of several, one a line"
+    )
     mode.add_argument("--demo", action="store_true", help="replay a sample tool call at token speed")
+    parser.add_argument("--done", action="store_true", help="with --changes: also print done events")
+    parser.add_argument("--lines", action="store_true", help="read JSON Lines: one document a line (as --documents)")
+    parser.add_argument("--prose", action="store_true", help="find the JSON in prose or a markdown fence")
     parser.add_argument(
         "--speed", type=positive_float, default=1.0, metavar="FACTOR", help="demo speed factor (default: 1)"
     )
@@ -344,28 +380,40 @@ def _silence_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-def read_json(file: Optional[str], changes: bool, output: LineWriter) -> None:
-    """Print the snapshots (or the changes) of ``file``, or of standard input when ``file`` is None or ``-``."""
-    printer = print_changes if changes else print_snapshots
+def read_json(file: Optional[str], printer: Callable[[Iterable[str]], None]) -> None:
+    """Give ``printer`` the pieces of ``file``, or of standard input when ``file`` is None or ``-``."""
     if file is None or file == "-":
-        printer(read_pieces(sys.stdin.buffer), output)
+        printer(read_pieces(sys.stdin.buffer))
         return
     with open(file, "rb") as stream:
-        printer(read_pieces(stream), output)
+        printer(read_pieces(stream))
+
+
+def choose_printer(args: argparse.Namespace, output: LineWriter) -> Callable[[Iterable[str]], None]:
+    """What to print of the text, as the options say."""
+    if args.documents or args.lines:
+        return functools.partial(print_documents, output=output, lines=args.lines, prose=args.prose)
+    if args.changes:
+        return functools.partial(print_changes, output=output, done=args.done, prose=args.prose)
+    return functools.partial(print_snapshots, output=output, prose=args.prose)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line; return the exit status."""
     parser = argument_parser()
     args = parser.parse_args(argv)
-    if args.demo and args.file is not None:
-        parser.error("--demo reads no file")
+    if args.demo and (args.file is not None or args.lines or args.prose):
+        parser.error("--demo reads no file and takes no reading options")
+    if args.done and not args.changes:
+        parser.error("--done goes with --changes")
+    if args.lines and args.changes:
+        parser.error("--lines prints documents, not changes")
     output = LineWriter(sys.stdout.buffer)
     try:
         if args.demo:
             run_demo(args.speed, output, interactive=sys.stdout.isatty())
         else:
-            read_json(args.file, args.changes, output)
+            read_json(args.file, choose_printer(args, output))
         output.flush()
     except BrokenPipeError:
         _silence_stdout()

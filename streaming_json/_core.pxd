@@ -11,6 +11,7 @@ cdef struct Frame:
     PyObject* key           # an object's current member key (str), where its open value goes; NULL before one
     PyObject* path          # tuple from the root, or NULL below the reporting depth
     bint is_object
+    bint holds_container    # a container was placed in it: once closed, or copied, the GC must track it
     bint reported           # its children are reported one by one (within the reporting depth)
     int phase
 
@@ -35,8 +36,11 @@ cdef class StreamingJsonParser:
     # What it reports and how it reads.
     cdef bint _emit_changes             # set and append changes
     cdef bint _emit_done                # done events
+    cdef Py_ssize_t _report_depth       # a container at this depth is reported whole
     cdef bint _prose                    # skip prose around the document
     cdef codepoint _prose_bracket       # in prose, a bracket waiting for the character that says if JSON starts
+    cdef int _prose_literal_kind        # and, after "[", a literal's start read so far: which, and how much
+    cdef Py_ssize_t _prose_literal_length
 
     # Documents (set up by StreamingJsonDocuments): where finished root values go instead of ending the reading,
     # and, in JSON Lines, the line count and the lines that gave no document.
@@ -119,7 +123,6 @@ cdef class StreamingJsonParser:
     cdef object _flush_string_piece(self)
     cdef int _close_string(self) except -1
     cdef int _begin_word(self, codepoint first) except -1
-    cdef int _add_word_char(self, codepoint char) except -1
     cdef object _word_number(self, Py_ssize_t length, bint is_float)
     cdef object _finished_word(self)
     cdef object _pending_word(self)

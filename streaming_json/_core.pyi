@@ -1,45 +1,69 @@
-"""Type stubs of the compiled core; the same interface as ``_pure``."""
+"""Type stubs of the compiled core; the same interface as ``_pure`` (``tests/test_twins.py`` runs stubtest on it)."""
 
-from typing import Any, Literal, Union, final
+from typing import Any, Literal, final
+
+from typing_extensions import disjoint_base
 
 from ._types import ToolCallReplace, ToolCallResult
 
-Path = tuple[Union[str, int], ...]  # noqa: UP007 - the stubs read as the Python 3.9 code they describe
+__all__ = [
+    "StreamingJsonParser",
+    "StreamingJsonDocuments",
+    "ToolCallArgumentsStream",
+    "JsonChange",
+    "SetChange",
+    "AppendChange",
+    "DoneChange",
+]
 
+_Path = tuple[str | int, ...]
+_Text = str | bytes | bytearray | memoryview
+
+# Extension types have a C layout: no class can derive from two of them (PEP 800's disjoint bases).
+@disjoint_base
 class JsonChange:
-    kind: str
+    def __init__(self, *args: object, **kwargs: object) -> None: ...  # abstract: raises TypeError
     @property
-    def path(self) -> Path: ...
+    def kind(self) -> str: ...
+    @property
+    def path(self) -> _Path: ...
 
 @final
 class SetChange(JsonChange):
-    kind: Literal["set"]
-    def __init__(self, path: Path, value: Any) -> None: ...
+    def __init__(self, path: _Path, value: Any) -> None: ...
+    @property
+    def kind(self) -> Literal["set"]: ...
     @property
     def value(self) -> Any: ...
 
 @final
 class AppendChange(JsonChange):
-    kind: Literal["append"]
-    def __init__(self, path: Path, text: str) -> None: ...
+    def __init__(self, path: _Path, text: str) -> None: ...
+    @property
+    def kind(self) -> Literal["append"]: ...
     @property
     def text(self) -> str: ...
 
 @final
 class DoneChange(JsonChange):
-    kind: Literal["done"]
-    def __init__(self, path: Path, value: Any) -> None: ...
+    def __init__(self, path: _Path, value: Any) -> None: ...
+    @property
+    def kind(self) -> Literal["done"]: ...
     @property
     def value(self) -> Any: ...
 
+@disjoint_base
 class StreamingJsonParser:
-    def __init__(self, *, changes: bool = True, done_events: bool = False, prose: bool = False) -> None: ...
-    def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[JsonChange]: ...  # noqa: UP007
+    def __init__(
+        self, *, changes: bool = True, done_events: bool = False, report_depth: int = 32, prose: bool = False
+    ) -> None: ...
+    def append(self, text: _Text) -> list[JsonChange]: ...
     def snapshot(self, *, fresh: bool = False) -> Any: ...
 
+@disjoint_base
 class StreamingJsonDocuments:
     def __init__(self, *, lines: bool = False, prose: bool = False) -> None: ...
-    def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[Any]: ...  # noqa: UP007
+    def append(self, text: _Text) -> list[Any]: ...
     def finish(self) -> list[Any]: ...
     def snapshot(self, *, fresh: bool = False) -> Any: ...
     @property
@@ -49,6 +73,7 @@ class StreamingJsonDocuments:
     @property
     def skipped(self) -> list[int]: ...
 
+@disjoint_base
 class ToolCallArgumentsStream:
     def __init__(self) -> None: ...
     @property

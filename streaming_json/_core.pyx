@@ -22,6 +22,7 @@ from cpython.list cimport PyList_Append, PyList_GetSlice
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
+from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from libc.string cimport memcpy
 
@@ -30,6 +31,16 @@ from collections import deque
 from . import _types
 from ._repair import parse_tool_call_arguments
 from ._types import MISSING, ToolCallReplace
+
+__all__ = [
+    "StreamingJsonParser",
+    "StreamingJsonDocuments",
+    "ToolCallArgumentsStream",
+    "JsonChange",
+    "SetChange",
+    "AppendChange",
+    "DoneChange",
+]
 
 cdef extern from "Python.h":
     Py_ssize_t PyTuple_GET_SIZE(object items)
@@ -137,6 +148,7 @@ cdef const char* LITERAL_TEXT[5]
 LITERAL_TEXT[TRUE_WORD] = b"true"
 LITERAL_TEXT[FALSE_WORD] = b"false"
 LITERAL_TEXT[NULL_WORD] = b"null"
+cdef tuple LITERAL_WORDS = (None, "true", "false", "null")  # by word kind, as text to read
 cdef Py_ssize_t LITERAL_LENGTH[5]
 LITERAL_LENGTH[TRUE_WORD] = 4
 LITERAL_LENGTH[FALSE_WORD] = 5
@@ -232,7 +244,6 @@ cdef inline codepoint simple_escape(codepoint char) noexcept nogil:
 
 
 # Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
-# A parser makes a change for nearly every token: a free list saves the allocator a round trip for each.
 @cython.no_gc
 cdef class JsonChange:
     """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange` or a
@@ -263,11 +274,10 @@ cdef class JsonChange:
 
 @cython.final
 @cython.no_gc
-@cython.freelist(16)
 cdef class SetChange(JsonChange):
     """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
-    def __init__(self, tuple path, object value):
+    def __init__(self, tuple path not None, object value):
         self.path = path
         self.value = value
 
@@ -284,11 +294,10 @@ cdef class SetChange(JsonChange):
 
 @cython.final
 @cython.no_gc
-@cython.freelist(16)
 cdef class AppendChange(JsonChange):
     """``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
-    def __init__(self, tuple path, str text):
+    def __init__(self, tuple path not None, str text not None):
         self.path = path
         self.text = text
 
@@ -305,11 +314,10 @@ cdef class AppendChange(JsonChange):
 
 @cython.final
 @cython.no_gc
-@cython.freelist(16)
 cdef class DoneChange(JsonChange):
     """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
 
-    def __init__(self, tuple path, object value):
+    def __init__(self, tuple path not None, object value):
         self.path = path
         self.value = value
 
@@ -322,6 +330,47 @@ cdef class DoneChange(JsonChange):
 
     def __repr__(self):
         return f"DoneChange(path={self.path!r}, value={self.value!r})"
+
+
+# A parser makes a change for nearly every value, and a caller drops them a piece later: the three kinds (one layout)
+# share a free list of their memory, which saves the allocator a round trip and a clear for each. (Cython's own free
+# lists are for base classes only.)
+cdef extern from *:
+    """
+    #define STREAMING_JSON_FREE_CHANGES 64
+    static PyObject *streaming_json_free_changes[STREAMING_JSON_FREE_CHANGES];
+    static int streaming_json_free_change_count = 0;
+    static Py_ssize_t streaming_json_change_size = 0;
+
+    static PyObject *streaming_json_change_alloc(PyTypeObject *type, Py_ssize_t items) {
+        if (streaming_json_free_change_count && type->tp_basicsize == streaming_json_change_size) {
+            PyObject *change = streaming_json_free_changes[--streaming_json_free_change_count];
+            memset(change, 0, (size_t)streaming_json_change_size);
+            return PyObject_Init(change, type);
+        }
+        return PyType_GenericAlloc(type, items);
+    }
+
+    static void streaming_json_change_free(void *change) {
+        if (streaming_json_free_change_count < STREAMING_JSON_FREE_CHANGES
+                && Py_TYPE((PyObject *)change)->tp_basicsize == streaming_json_change_size) {
+            streaming_json_free_changes[streaming_json_free_change_count++] = (PyObject *)change;
+        } else {
+            PyObject_Free(change);
+        }
+    }
+
+    static void streaming_json_share_free_changes(PyTypeObject *type) {
+        streaming_json_change_size = type->tp_basicsize;
+        type->tp_alloc = streaming_json_change_alloc;
+        type->tp_free = streaming_json_change_free;
+    }
+    """
+    void streaming_json_share_free_changes(type change_type)
+
+
+for _change_type in (SetChange, AppendChange, DoneChange):
+    streaming_json_share_free_changes(_change_type)
 
 
 cdef inline SetChange new_set(tuple path, object value):
@@ -345,15 +394,31 @@ cdef inline DoneChange new_done(tuple path, object value):
     return change
 
 
-cdef inline object copy_container(PyObject* container, bint is_object):
-    """A snapshot's copy of an open container: tracked by the GC, since the user holds it (see the module doc)."""
+cdef tuple extend_path(tuple path, object slot):
+    """``path + (slot,)`` in one allocation: a path is built for nearly every value."""
+    cdef Py_ssize_t length = PyTuple_GET_SIZE(path)
+    cdef Py_ssize_t index
+    cdef tuple extended = PyTuple_New(length + 1)
+    cdef object item
+    for index in range(length):
+        item = <object>PyTuple_GET_ITEM(path, index)
+        Py_INCREF(item)
+        PyTuple_SET_ITEM(extended, index, item)
+    Py_INCREF(slot)
+    PyTuple_SET_ITEM(extended, length, slot)
+    return extended
+
+
+cdef inline object copy_container(Frame* frame):
+    """A snapshot's copy of an open container: tracked by the GC as CPython would track it, since the user holds it
+    (see the module doc)."""
     cdef object copy
-    if is_object:
-        copy = PyDict_Copy(<object>container)
-        if not PyObject_GC_IsTracked(copy):  # a copy of an untracked dict starts untracked
+    if frame.is_object:
+        copy = PyDict_Copy(<object>frame.container)
+        if frame.holds_container and not PyObject_GC_IsTracked(copy):  # a copy of an untracked dict starts untracked
             PyObject_GC_Track(<PyObject*>copy)
         return copy
-    return PyList_GetSlice(<object>container, 0, PyList_GET_SIZE(<object>container))
+    return PyList_GetSlice(<object>frame.container, 0, PyList_GET_SIZE(<object>frame.container))
 
 
 cdef inline int put_in_slot(object container, bint is_object, PyObject* key, object value) except -1:
@@ -388,11 +453,103 @@ cdef int store_run(StreamingJsonParser parser, const CharT* run, Py_ssize_t coun
     return 0
 
 
+cdef Py_ssize_t read_word_run(StreamingJsonParser parser, const CharT* data, Py_ssize_t position,
+                              Py_ssize_t length) except -1:
+    """Read a word's characters up to the one that ends it (or the end of the text); return where it stopped. A
+    number's text is kept and its state advanced by the JSON number DFA; a literal is matched in place."""
+    cdef Py_ssize_t start = position
+    cdef Py_ssize_t offset = parser._word_length
+    cdef Py_ssize_t index
+    cdef Py_ssize_t capacity
+    cdef codepoint char
+    cdef int state = parser._word_state
+    cdef int previous
+    cdef char* buffer
+    while position < length and not ends_word(data[position]):
+        position += 1
+    parser._word_length = offset + (position - start)
+    if position == start or parser._word_role != ROLE_VALUE or state == WORD_INVALID:
+        return position  # a word that can no longer be a value changes nothing as it grows
+    parser._dirty = True
+    if parser._word_kind != NUMBER_WORD:
+        for index in range(position - start):
+            if (offset + index >= LITERAL_LENGTH[parser._word_kind]
+                    or data[start + index] != <codepoint>LITERAL_TEXT[parser._word_kind][offset + index]):
+                parser._word_state = WORD_INVALID
+                break
+        return position
+    if offset + (position - start) + 1 > parser._word_capacity:  # the number's text, and a terminating NUL
+        capacity = max(offset + (position - start) + 1, parser._word_capacity * 2, 32)
+        buffer = <char*>PyMem_Realloc(parser._word_buffer, capacity)
+        if buffer == NULL:
+            raise MemoryError()
+        parser._word_buffer = buffer
+        parser._word_capacity = capacity
+    for index in range(position - start):
+        char = data[start + index]
+        previous = state
+        if state == N_START:
+            state = N_ZERO if char == DIGIT_0 else N_INT
+        elif offset + index == 0:  # the leading minus
+            state = N_MINUS
+        else:
+            state = next_number_state(state, char)
+        if state == WORD_INVALID:
+            break
+        if state == N_EXP and previous != N_EXP:
+            parser._mantissa_length = offset + index
+        elif state == N_DOT:
+            parser._mantissa_is_float = True
+        parser._word_buffer[offset + index] = <char>char
+    parser._word_state = state
+    return position
+
+
+cdef Py_ssize_t read_after_bracket(StreamingJsonParser parser, const CharT* data, Py_ssize_t position,
+                                   Py_ssize_t length) except -1:
+    """The characters after a bracket in prose, up to the one that decides whether JSON starts there; return where
+    to read on (the deciding character is read again, as JSON or as prose)."""
+    cdef codepoint bracket = parser._prose_bracket
+    cdef Py_ssize_t matched = parser._prose_literal_length
+    cdef int kind = parser._prose_literal_kind
+    cdef codepoint char
+    if not matched:
+        while position < length and is_blank(data[position], parser._lines):
+            position += 1
+        if position == length:
+            return position
+    char = data[position]
+    if char == NEWLINE and parser._lines:  # the line ends before the bracket's JSON could start
+        parser._prose_bracket = 0
+        parser._prose_literal_length = 0
+        parser._end_line()
+        return position + 1
+    if matched:
+        if matched < LITERAL_LENGTH[kind] and char == <codepoint>LITERAL_TEXT[kind][matched]:
+            parser._prose_literal_length = matched + 1
+            return position + 1
+        parser._prose_bracket = 0
+        parser._prose_literal_length = 0
+        if matched == LITERAL_LENGTH[kind] and (is_whitespace(char) or char == COMMA or char == CLOSE_BRACKET):
+            parser._mode = STRUCTURE
+            parser._begin_container(False)
+            parser._read(LITERAL_WORDS[kind])
+        return position
+    if bracket == OPEN_BRACKET and (char == LOWER_T or char == LOWER_F or char == LOWER_N):
+        parser._prose_literal_kind = TRUE_WORD if char == LOWER_T else (FALSE_WORD if char == LOWER_F else NULL_WORD)
+        parser._prose_literal_length = 1
+        return position + 1
+    parser._prose_bracket = 0
+    if continues_json(bracket, char):
+        parser._mode = STRUCTURE
+        parser._begin_container(bracket == OPEN_BRACE)
+    return position
+
+
 cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t length) except -1:
     """The main loop: structure character by character, string and word runs in tight loops over the buffer."""
     cdef Py_ssize_t position = 0
     cdef codepoint char
-    cdef codepoint bracket
     cdef Py_ssize_t start
     cdef codepoint maxchar
     cdef bint lines = parser._lines
@@ -450,31 +607,13 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                 parser._escape_length = 1
             position += 1
         elif mode == WORD:
-            while position < length:
-                char = data[position]
-                if ends_word(char):
-                    break
-                parser._add_word_char(char)
-                position += 1
+            position = read_word_run(parser, data, position, length)
             if position < length:
                 parser._end_word()
         elif mode == PROSE:
-            bracket = parser._prose_bracket
-            if bracket:  # wait for the character that says whether JSON starts at the bracket
-                while position < length and is_blank(data[position], lines):
-                    position += 1
-                if position == length:
-                    break
-                char = data[position]
-                if char == NEWLINE:  # only in JSON Lines: the line ends first
-                    parser._end_line()
-                    position += 1
-                    continue
-                parser._prose_bracket = 0
-                if continues_json(bracket, char):
-                    parser._mode = STRUCTURE
-                    parser._begin_container(bracket == OPEN_BRACE)
-                continue  # read the character again: as JSON after the bracket, or as prose
+            if parser._prose_bracket:
+                position = read_after_bracket(parser, data, position, length)
+                continue
             while position < length:
                 char = data[position]
                 if char == OPEN_BRACE or char == OPEN_BRACKET or (char == NEWLINE and lines):
@@ -499,6 +638,7 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
     return 0
 
 
+@cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonParser:
     """Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
 
@@ -506,8 +646,9 @@ cdef class StreamingJsonParser:
     parts with earlier snapshots. Neither ever raises on any text.
 
     ``changes=False`` builds no ``set``/``append`` changes (for callers that only want snapshots or done events);
-    ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``prose=True`` reads the first
-    object or array in prose or a markdown fence, skipping the text around it.
+    ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``report_depth`` (at most and
+    by default 32) is the depth at which a container is reported whole when it closes, nothing inside it one by one;
+    ``prose=True`` reads the first object or array in prose or a markdown fence, skipping the text around it.
     """
 
     def __cinit__(self, *args, **kwargs):
@@ -525,9 +666,15 @@ cdef class StreamingJsonParser:
         self._changes = []
         self._utf8_tail = b""
         self._emit_changes = True
+        self._report_depth = REPORT_DEPTH_LIMIT
         self._line_number = 1
 
-    def __init__(self, *, bint changes=True, bint done_events=False, bint prose=False):
+    def __init__(self, *, bint changes=True, bint done_events=False, report_depth=REPORT_DEPTH_LIMIT,
+                 bint prose=False):
+        # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
+        if type(report_depth) is not int or not 0 <= report_depth <= REPORT_DEPTH_LIMIT:
+            raise ValueError(f"report_depth must be an int from 0 to {REPORT_DEPTH_LIMIT}, not {report_depth!r}")
+        self._report_depth = report_depth
         self._emit_changes = changes
         self._emit_done = done_events
         self._prose = prose
@@ -690,7 +837,7 @@ cdef class StreamingJsonParser:
             self._open_members += 1
             slot = PyList_GET_SIZE(<object>frame.container) - 1
         if frame.reported:
-            return <tuple>frame.path + (slot,)
+            return extend_path(<tuple>frame.path, slot)
         return None
 
     cdef int _value_finished(self, Py_ssize_t index) except -1:
@@ -726,6 +873,8 @@ cdef class StreamingJsonParser:
         PyObject_GC_UnTrack(<PyObject*>container)  # open: only the parser sees it (see the module doc)
         self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _types)
         path = self._place(index, container)
+        if index >= 0:
+            self._frames[index].holds_container = True
         if path is not None:
             self._report_set(path, {} if is_object else [])
         self._push_frame(container, is_object, path)
@@ -753,8 +902,9 @@ cdef class StreamingJsonParser:
         else:
             Py_INCREF(path)
             frame.path = <PyObject*>path
-            frame.reported = PyTuple_GET_SIZE(path) < REPORT_DEPTH_LIMIT
+            frame.reported = PyTuple_GET_SIZE(path) < self._report_depth
         frame.is_object = is_object
+        frame.holds_container = False
         frame.phase = EXPECT_KEY if is_object else EXPECT_VALUE
         self._depth += 1
         return 0
@@ -771,7 +921,8 @@ cdef class StreamingJsonParser:
         self._depth -= 1
         frame = &self._frames[self._depth]
         container = <object>frame.container  # takes a reference of its own before the frame's is released
-        if not PyObject_GC_IsTracked(container):  # closed: others may see it now (see the module doc)
+        # Closed: others may see it now, so the GC must (see the module doc); a dict of scalars CPython leaves out.
+        if (not frame.is_object or frame.holds_container) and not PyObject_GC_IsTracked(container):
             PyObject_GC_Track(frame.container)
         self._open_members -= PyDict_GET_SIZE(container) if frame.is_object else PyList_GET_SIZE(container)
         if frame.path != NULL:
@@ -1020,43 +1171,6 @@ cdef class StreamingJsonParser:
         self._word_role = ROLE_DROPPED if self._value_frame() == -2 else ROLE_VALUE
         return 0
 
-    cdef int _add_word_char(self, codepoint char) except -1:
-        cdef Py_ssize_t position = self._word_length
-        cdef int state = self._word_state
-        cdef Py_ssize_t capacity
-        cdef char* buffer
-        self._word_length = position + 1
-        if self._word_role != ROLE_VALUE or state == WORD_INVALID:
-            return 0
-        self._dirty = True
-        if self._word_kind != NUMBER_WORD:
-            if (position >= LITERAL_LENGTH[self._word_kind]
-                    or char != <codepoint>LITERAL_TEXT[self._word_kind][position]):
-                self._word_state = WORD_INVALID
-            return 0
-        if state == N_START:
-            state = N_ZERO if char == DIGIT_0 else N_INT
-        elif position == 0:  # the leading minus
-            state = N_MINUS
-        else:
-            state = next_number_state(state, char)
-        if state == N_EXP and self._word_state != N_EXP:
-            self._mantissa_length = position
-        elif state == N_DOT:
-            self._mantissa_is_float = True
-        self._word_state = state
-        if state == WORD_INVALID:
-            return 0
-        if position + 2 > self._word_capacity:  # the number's text, with room for a terminating NUL
-            capacity = max(position + 2, self._word_capacity * 2, 32)
-            buffer = <char*>PyMem_Realloc(self._word_buffer, capacity)
-            if buffer == NULL:
-                raise MemoryError()
-            self._word_buffer = buffer
-            self._word_capacity = capacity
-        self._word_buffer[position] = <char>char
-        return 0
-
     cdef object _word_number(self, Py_ssize_t length, bint is_float):
         """The number in the first ``length`` characters of the word, as json.loads reads it."""
         cdef char saved = self._word_buffer[length]
@@ -1131,6 +1245,7 @@ cdef class StreamingJsonParser:
         self._open_members = 0
         self._mode = PROSE if self._prose else STRUCTURE
         self._prose_bracket = 0
+        self._prose_literal_length = 0
         self._string_length = self._string_flushed = 0
         self._string_path = None
         self._escape_length = 0
@@ -1185,7 +1300,7 @@ cdef class StreamingJsonParser:
             return MISSING if value is NOTHING else value
         # The innermost open value: a string already holding its slot, or a word not yet placed.
         frame = &self._frames[self._depth - 1]
-        copy = copy_container(frame.container, frame.is_object)
+        copy = copy_container(frame)
         child = self._open_string()
         if child is not NOTHING:
             put_in_slot(copy, frame.is_object, frame.key, child)
@@ -1198,12 +1313,13 @@ cdef class StreamingJsonParser:
                     PyList_Append(copy, word)
         for index in range(self._depth - 2, -1, -1):
             frame = &self._frames[index]
-            outer = copy_container(frame.container, frame.is_object)
+            outer = copy_container(frame)
             put_in_slot(outer, frame.is_object, frame.key, copy)
             copy = outer
         return copy
 
 
+@cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonDocuments:
     """Several JSON documents in one stream: concatenated values, JSON Lines, or objects and arrays in prose.
 
@@ -1269,12 +1385,16 @@ cdef class StreamingJsonDocuments:
         return [] if self._parser._skipped is None else list(self._parser._skipped)
 
 
+@cython.auto_pickle(False)  # a stream, not a value
 cdef class ToolCallArgumentsStream:
     """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
     :class:`StreamingJsonParser` for the partial arguments in between."""
 
     def __cinit__(self):
         self._start()
+
+    def __init__(self):
+        pass  # so that arguments are refused, and the signature is embedded
 
     cdef _start(self):
         self._chunks = []

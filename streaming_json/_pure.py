@@ -26,8 +26,9 @@ Beyond one root (``StreamingJsonDocuments``, and ``prose=True`` for one document
 - Lines: a newline, in a string or not, ends the line; its document, if its root value ended on it, is returned, and
   the rest of the line is skipped. A line without a finished document is counted as skipped.
 - Prose: before a document, everything is skipped but a ``{`` or ``[`` whose next non-blank character can continue
-  JSON (``"`` or ``}`` after ``{``; a value's first character or ``]`` after ``[``), so that ``[sic]`` or
-  ``{name}`` in the prose do not start one. Top-level scalars are not documents.
+  JSON (``"`` or ``}`` after ``{``; a value's first character or ``]`` after ``[``, a literal only whole and ended),
+  so that ``[sic]``, ``[the best]`` or ``{name}`` in the prose do not start one. Top-level scalars are not
+  documents.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from __future__ import annotations
 import codecs
 import re
 from collections import deque
-from typing import Any, Literal, Optional, Union
+from typing import Any, Literal, NoReturn, Optional, Union, final
 
 from ._repair import parse_tool_call_arguments
 from ._types import (
@@ -79,6 +80,9 @@ class JsonChange:
     kind: str
     path: Path
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("JsonChange is abstract: use SetChange, AppendChange or DoneChange")
+
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
 
@@ -111,6 +115,14 @@ class JsonChange:
         super().__init_subclass__(**kwargs)
 
 
+def _checked_path(path: Any) -> Path:
+    # As the compiled core's typed constructors check.
+    if type(path) is not tuple:
+        raise TypeError(f"path must be a tuple, not {type(path).__name__}")
+    return path
+
+
+@final
 class SetChange(JsonChange):
     """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
@@ -119,7 +131,7 @@ class SetChange(JsonChange):
     value: Any
 
     def __init__(self, path: Path, value: Any) -> None:
-        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "path", _checked_path(path))
         object.__setattr__(self, "value", value)
 
     def _fields(self) -> tuple[Any, ...]:
@@ -129,6 +141,7 @@ class SetChange(JsonChange):
         return f"SetChange(path={self.path!r}, value={self.value!r})"
 
 
+@final
 class AppendChange(JsonChange):
     """``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
@@ -137,7 +150,9 @@ class AppendChange(JsonChange):
     text: str
 
     def __init__(self, path: Path, text: str) -> None:
-        object.__setattr__(self, "path", path)
+        if type(text) is not str:
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        object.__setattr__(self, "path", _checked_path(path))
         object.__setattr__(self, "text", text)
 
     def _fields(self) -> tuple[Any, ...]:
@@ -147,6 +162,7 @@ class AppendChange(JsonChange):
         return f"AppendChange(path={self.path!r}, text={self.text!r})"
 
 
+@final
 class DoneChange(JsonChange):
     """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
 
@@ -155,7 +171,7 @@ class DoneChange(JsonChange):
     value: Any
 
     def __init__(self, path: Path, value: Any) -> None:
-        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "path", _checked_path(path))
         object.__setattr__(self, "value", value)
 
     def _fields(self) -> tuple[Any, ...]:
@@ -175,6 +191,7 @@ _STRING_RUN_IN_LINE = re.compile(r'[^"\\\n]*')
 # Prose: where a document may start (and, in JSON Lines, where the line ends); what may follow its bracket.
 _PROSE_STOP = re.compile(r"[{\[]")
 _PROSE_STOP_IN_LINE = re.compile(r"[{\[\n]")
+_ENDS_LITERAL_IN_ARRAY = frozenset(" \t\n\r,]")
 _CONTINUES_AFTER = {"{": frozenset(PROSE_CONTINUES_AFTER_BRACE), "[": frozenset(PROSE_CONTINUES_AFTER_BRACKET)}
 _WORD_RUN = re.compile(r'[^ \t\n\r,:\[\]{}"]*')
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -236,7 +253,7 @@ class _Frame:
 
     __slots__ = ("container", "is_object", "phase", "key", "path", "reported")
 
-    def __init__(self, container: Any, is_object: bool, path: Optional[Path]) -> None:
+    def __init__(self, container: Any, is_object: bool, path: Optional[Path], report_depth: int) -> None:
         self.container = container
         self.is_object = is_object
         self.phase = _EXPECT_KEY if is_object else _EXPECT_VALUE
@@ -244,10 +261,17 @@ class _Frame:
         # ``path`` is None below the reporting depth; ``reported`` says whether the container's own children are
         # reported one by one (a container at the limit is reported whole when it closes).
         self.path = path
-        self.reported = path is not None and len(path) < REPORT_DEPTH_LIMIT
+        self.reported = path is not None and len(path) < report_depth
 
     def child_path(self, slot: Union[str, int]) -> Optional[Path]:
         return self.path + (slot,) if self.reported else None  # type: ignore[operator]
+
+
+def _checked_report_depth(depth: Any) -> int:
+    # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
+    if type(depth) is not int or not 0 <= depth <= REPORT_DEPTH_LIMIT:
+        raise ValueError(f"report_depth must be an int from 0 to {REPORT_DEPTH_LIMIT}, not {depth!r}")
+    return depth
 
 
 def _push_merged(chunks: list[str], chunk: str) -> None:
@@ -266,19 +290,22 @@ class StreamingJsonParser:
     parts with earlier snapshots. Neither ever raises on any text. See the module documentation for the rules.
 
     ``changes=False`` builds no ``set``/``append`` changes (for callers that only want snapshots or done events);
-    ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``prose=True`` reads the first
-    object or array in prose or a markdown fence, skipping the text around it.
+    ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``report_depth`` (at most and
+    by default 32) is the depth at which a container is reported whole when it closes, nothing inside it one by one;
+    ``prose=True`` reads the first object or array in prose or a markdown fence, skipping the text around it.
     """
 
     __slots__ = (
         "_emit_changes",
         "_emit_done",
+        "_report_depth",
         "_prose",
         "_lines",
         "_blank_run",
         "_string_run",
         "_prose_stop",
         "_prose_bracket",
+        "_prose_literal",
         "_documents",
         "_line_number",
         "_line_done",
@@ -313,11 +340,20 @@ class StreamingJsonParser:
         "_decoder",
     )
 
-    def __init__(self, *, changes: bool = True, done_events: bool = False, prose: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        changes: bool = True,
+        done_events: bool = False,
+        report_depth: int = REPORT_DEPTH_LIMIT,
+        prose: bool = False,
+    ) -> None:
         self._emit_changes = bool(changes)
         self._emit_done = bool(done_events)
+        self._report_depth = _checked_report_depth(report_depth)
         self._prose = bool(prose)
         self._prose_bracket = ""  # in prose, a bracket waiting for the character that decides whether JSON starts
+        self._prose_literal = ""  # and, after "[", the start of a literal read so far
         self._prose_stop = _PROSE_STOP
         # Documents (set up by StreamingJsonDocuments): a list that finished root values go to, instead of the end of
         # reading; and in JSON Lines, the line count and the lines that gave no document.
@@ -360,6 +396,9 @@ class StreamingJsonParser:
         self._decoder: Any = None
 
     # --- Public API ---------------------------------------------------------------------------------------------
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its working containers
 
     def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[JsonChange]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
@@ -524,7 +563,7 @@ class StreamingJsonParser:
         container: Any = {} if is_object else []
         self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _types)
         path = self._place(parent, container)
-        frame = _Frame(container, is_object, path)
+        frame = _Frame(container, is_object, path, self._report_depth)
         if path is not None:
             self._report_set(path, {} if is_object else [])
         self._frames.append(frame)
@@ -807,18 +846,7 @@ class StreamingJsonParser:
         """Skip prose up to a bracket that starts JSON; read nothing else of it."""
         bracket = self._prose_bracket
         if bracket:
-            position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]  # a * run always matches
-            if position == length:
-                return position
-            char = text[position]
-            if char == "\n":  # only in JSON Lines: the line ends before the bracket's JSON could start
-                self._end_line()
-                return position + 1
-            self._prose_bracket = ""
-            if char in _CONTINUES_AFTER[bracket]:
-                self._mode = _STRUCTURE
-                self._begin_container(bracket == "{")
-            return position  # read again: as JSON after the bracket, or as prose
+            return self._read_after_bracket(bracket, text, position, length)
         found = self._prose_stop.search(text, position)
         if found is None:
             return length
@@ -829,6 +857,38 @@ class StreamingJsonParser:
             self._prose_bracket = text[position]
         return position + 1
 
+    def _read_after_bracket(self, bracket: str, text: str, position: int, length: int) -> int:
+        """The characters after a bracket in prose, up to the one that decides whether JSON starts there."""
+        literal = self._prose_literal
+        if not literal:
+            position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]
+            if position == length:
+                return position
+        char = text[position]
+        if char == "\n" and self._lines:  # the line ends before the bracket's JSON could start
+            self._prose_bracket = self._prose_literal = ""
+            self._end_line()
+            return position + 1
+        if literal:
+            word = _LITERAL_BY_FIRST[literal[0]]
+            if len(literal) < len(word) and char == word[len(literal)]:
+                self._prose_literal = literal + char
+                return position + 1
+            self._prose_bracket = self._prose_literal = ""
+            if len(literal) == len(word) and char in _ENDS_LITERAL_IN_ARRAY:
+                self._mode = _STRUCTURE
+                self._begin_container(False)
+                self._read(word)
+            return position  # read again: as JSON after the literal, or as prose
+        if bracket == "[" and char in _LITERAL_BY_FIRST:
+            self._prose_literal = char
+            return position + 1
+        self._prose_bracket = ""
+        if char in _CONTINUES_AFTER[bracket]:
+            self._mode = _STRUCTURE
+            self._begin_container(bracket == "{")
+        return position  # read again: as JSON after the bracket, or as prose
+
     def _reset_document(self) -> None:
         """Forget the document being read (O(1) but for dropping its open containers), ready for the next one."""
         self._frames = []
@@ -837,7 +897,7 @@ class StreamingJsonParser:
         self._dropped_depth = 0
         self._open_members = 0
         self._mode = _PROSE if self._prose else _STRUCTURE
-        self._prose_bracket = ""
+        self._prose_bracket = self._prose_literal = ""
         self._string_chunks = []
         self._piece_chunks = []
         self._string_length = 0
@@ -920,6 +980,9 @@ class ToolCallArgumentsStream:
     def __init__(self) -> None:
         self._start("")
 
+    def __reduce__(self) -> NoReturn:
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its parser
+
     def _start(self, text: str) -> None:
         self._chunks: list[str] = []
         self._text = ""
@@ -1001,6 +1064,9 @@ class StreamingJsonDocuments:
         self._parser = parser
         self._count = 0
         self._finished = False
+
+    def __reduce__(self) -> NoReturn:
+        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its parser
 
     def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[Any]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""

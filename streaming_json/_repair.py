@@ -12,7 +12,7 @@ from typing import Any, NoReturn
 
 from ._types import ToolCallResult
 
-__all__ = ["repair_json", "parse_json_with_repair", "parse_tool_call_arguments"]
+__all__ = ["repair_json", "parse_json_with_repair", "parse_tool_call_arguments", "split_documents"]
 
 _NAMED_CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _VALID_SIMPLE_ESCAPES = frozenset('"\\/bfnrt')
@@ -24,7 +24,7 @@ _JSON_WHITESPACE = " \t\n\r"
 
 
 def _control_escape(char: str) -> str:
-    return _NAMED_CONTROL_ESCAPES.get(char) or "\\u%04x" % ord(char)
+    return _NAMED_CONTROL_ESCAPES.get(char) or f"\\u{ord(char):04x}"
 
 
 def _starts_valid_escape(text: str, backslash: int) -> bool:
@@ -127,6 +127,19 @@ def parse_tool_call_arguments(text: str) -> ToolCallResult:
             return ToolCallResult(value, None)
         problem = f"Tool call arguments must be a JSON object, not {_json_type_name(value)}"
     return ToolCallResult({}, f"{problem}.\nReceived arguments: {text}")
+
+
+def split_documents(text: str) -> list[Any]:
+    """The JSON documents in complete text, in order: for a provider that concatenated several argument objects
+    (``'{"a": 1}{"b": 2}'``), or any text of several values with or without whitespace between them.
+
+    Read as :class:`~streaming_json.StreamingJsonDocuments` reads a stream, leniently, never raising: text between
+    documents that starts no value is skipped, and an unterminated last document is not returned.
+    """
+    from . import StreamingJsonDocuments  # the backend the package picked
+
+    documents = StreamingJsonDocuments()
+    return documents.append(text) + documents.finish()
 
 
 def _json_type_name(value: Any) -> str:

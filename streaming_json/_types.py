@@ -103,6 +103,7 @@ CREDIT_PER_CHAR = 2
 SKIPPED_LINES_KEPT = 100
 
 # Prose: a ``{`` or ``[`` starts a document only where the next non-blank character can continue JSON there, so that
-# "[sic]" or "{name}" in the prose around a document do not start one.
+# "[sic]" or "{name}" in the prose around a document do not start one. After a ``[``, a literal (``true``, ``false``,
+# ``null``) counts only when it is whole and a blank, ``,`` or ``]`` ends it, so that "[the best]" does not either.
 PROSE_CONTINUES_AFTER_BRACE = '"}'
-PROSE_CONTINUES_AFTER_BRACKET = '{["]-0123456789tfn'
+PROSE_CONTINUES_AFTER_BRACKET = '{["]-0123456789'

@@ -25,9 +25,9 @@ def same_json(actual: Any, expected: Any) -> bool:
     if isinstance(actual, bool) or isinstance(expected, bool):
         return type(actual) is type(expected) and actual == expected
     if isinstance(actual, (int, float)) and isinstance(expected, (int, float)):
-        if isinstance(actual, int) and isinstance(expected, int):
-            if max(abs(actual), abs(expected)) <= _EXACT_INTEGER_LIMIT:
-                return actual == expected
+        exact = isinstance(actual, int) and isinstance(expected, int)
+        if exact and max(abs(actual), abs(expected)) <= _EXACT_INTEGER_LIMIT:
+            return actual == expected
         return float(actual) == float(expected)
     if isinstance(actual, dict) and isinstance(expected, dict):
         return actual.keys() == expected.keys() and all(same_json(actual[k], expected[k]) for k in actual)

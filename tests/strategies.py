@@ -8,8 +8,9 @@ malformed text that streamed LLM output and hostile callers produce).
 Helpers: :func:`split_at`, :func:`apply_changes` (a writer's own copy of the value, kept by applying the changes),
 :func:`scan_prefix` and :func:`without_pending_word` (where a valid document's prefix ends, and the value a writer
 of the changes holds there), :func:`identical_deep` (exact comparison without recursion) and :func:`run_lockstep`
-(every backend fed the same pieces side by side: the differential check, also used by ``fuzz/run.py``). Hypothesis runs are bounded by :func:`examples`; set ``STREAMING_JSON_EXAMPLES_SCALE`` (a
-float, default 1) to run more or fewer examples.
+(every backend fed the same pieces side by side: the differential check, also used by ``fuzz/run.py``). Hypothesis
+runs are bounded by :func:`examples`; set ``STREAMING_JSON_EXAMPLES_SCALE`` (a float, default 1) to run more or fewer
+examples.
 """
 
 from __future__ import annotations
@@ -22,11 +23,11 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Callable, Optional, Union
 
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from streaming_json import MISSING
-from streaming_json._types import CREDIT_PER_APPEND, REPORT_DEPTH_LIMIT
+from streaming_json._types import REPORT_DEPTH_LIMIT
 
 from .jsonvalues import deep_copy, identical_json
 
@@ -40,16 +41,11 @@ _SCALE = float(os.environ.get("STREAMING_JSON_EXAMPLES_SCALE", "1"))
 
 
 def examples(count: int) -> settings:
-    """Settings for a bounded property test: ``count`` examples (times the scale), no deadline, no slow-data checks."""
+    """Settings for a bounded property test: ``count`` examples (times the scale), no deadline (an example's time
+    depends on the machine's load; the timing tests bound the work)."""
     return settings(
         max_examples=max(1, int(count * _SCALE)),
         deadline=None,
-        suppress_health_check=[
-            HealthCheck.too_slow,
-            HealthCheck.data_too_large,
-            HealthCheck.filter_too_much,
-            HealthCheck.function_scoped_fixture,  # the backend fixture holds a module, nothing to reset
-        ],
         derandomize=os.environ.get("STREAMING_JSON_HYPOTHESIS_DERANDOMIZE") == "1",
     )
 
@@ -93,7 +89,7 @@ def deep_json_values(draw: st.DrawFn, min_depth: int = 33, max_depth: int = 48) 
     """A value nested ``min_depth``..``max_depth`` containers deep, with small siblings at every level."""
     depth = draw(st.integers(min_depth, max_depth))
     value: Any = draw(json_scalars)
-    for level in range(depth):
+    for _ in range(depth):
         before = draw(st.lists(json_scalars, max_size=2))
         after = draw(st.lists(json_scalars, max_size=2))
         if draw(st.booleans()):
@@ -460,7 +456,7 @@ def same_change(left: Any, right: Any) -> bool:
         return False
     if any(type(slot) is not type(other) for slot, other in zip(left.path, right.path)):
         return False
-    if left.kind == "set":
+    if left.kind in ("set", "done"):
         return identical_deep(left.value, right.value)
     return type(left.text) is str and left.text == right.text
 
@@ -481,16 +477,20 @@ class Lockstep:
 
 
 def run_lockstep(
-    backends: Mapping[str, ModuleType], pieces: Sequence[Piece], snapshot_every: int = 1, settle: bool = False
+    backends: Mapping[str, ModuleType],
+    pieces: Sequence[Piece],
+    snapshot_every: int = 1,
+    settle: bool = False,
+    options: Optional[Mapping[str, Any]] = None,
 ) -> Lockstep:
-    """Feed the same pieces to a new parser of every backend, side by side; after each piece compare the changes
-    (kind, path, value or text, exact types) and every ``snapshot_every``-th snapshot (and the last) with the first
-    backend's. Memory stays small: nothing is kept but the current snapshots.
+    """Feed the same pieces to a new parser of every backend (made with ``options``), side by side; after each piece
+    compare the changes (kind, path, value or text, exact types) and every ``snapshot_every``-th snapshot (and the
+    last) with the first backend's. Memory stays small: nothing is kept but the current snapshots.
 
-    ``settle``: then append empty pieces until the copy credit (a constant for every append, the spec says) pays for
-    any open path, so that the final snapshots are fresh: the value of the whole text, however it was cut."""
+    ``settle``: then append a few empty pieces (which must change nothing) and take the final snapshots fresh, so that
+    they are the value of the whole text, however it was cut."""
     names = list(backends)
-    parsers = {name: backends[name].StreamingJsonParser() for name in names}
+    parsers = {name: backends[name].StreamingJsonParser(**(options or {})) for name in names}
     result = Lockstep()
     previous: dict[str, Any] = dict.fromkeys(names, MISSING)
     for number, piece in enumerate(pieces):
@@ -528,18 +528,57 @@ def run_lockstep(
         previous = snapshots
     if settle and pieces:
         empty = pieces[0][:0]
-        for _ in range((3 * sum(len(piece) for piece in pieces) + 64) // CREDIT_PER_APPEND + 2):
+        for _ in range(3):
             for name in names:
                 if parsers[name].append(empty):
                     result.problem = f"{name}: an empty piece made changes"
                     return result
     if settle or not pieces:
-        previous = {name: parsers[name].snapshot() for name in names}
+        previous = {name: parsers[name].snapshot(fresh=settle) for name in names}
         for name in names[1:]:
             if not same_snapshot(previous[names[0]], previous[name]):
                 result.problem = f"settled snapshots differ: {previous[names[0]]!r}, {previous[name]!r}"[:2000]
                 return result
     result.finals = previous
+    return result
+
+
+def run_documents_lockstep(
+    backends: Mapping[str, ModuleType], pieces: Sequence[Piece], lines: bool = False, prose: bool = False
+) -> Lockstep:
+    """Feed the same pieces to a new ``StreamingJsonDocuments`` of every backend, side by side; after each piece
+    compare the documents it completed and the snapshot, and at the end what ``finish()`` gave and the skipped lines.
+    ``finals`` holds each backend's documents, in order."""
+    names = list(backends)
+    streams = {name: backends[name].StreamingJsonDocuments(lines=lines, prose=prose) for name in names}
+    result = Lockstep(finals={name: [] for name in names})
+
+    def step(where: str, read: Callable[[Any], Any]) -> bool:
+        outcome: dict[str, Any] = {}
+        for name in names:
+            try:
+                outcome[name] = (read(streams[name]), streams[name].snapshot())
+            except Exception as error:
+                result.problem = f"{where}: {name} raised {error!r}"
+                return False
+            result.finals[name].extend(outcome[name][0])
+        reference = outcome[names[0]]
+        for name in names[1:]:
+            documents, snapshot = outcome[name]
+            same = len(documents) == len(reference[0]) and all(map(identical_deep, documents, reference[0]))
+            if not same or not same_snapshot(snapshot, reference[1]):
+                result.problem = f"{where}: {names[0]} {reference!r}, {name} {outcome[name]!r}"[:2000]
+                return False
+        return True
+
+    for number, piece in enumerate(pieces):
+        if not step(f"piece {number} ({piece[:60]!r})", lambda stream, piece=piece: stream.append(piece)):
+            return result
+    if not step("finish()", lambda stream: stream.finish()):
+        return result
+    counts = {name: (streams[name].count, streams[name].skipped_lines, streams[name].skipped) for name in names}
+    if len(set(map(repr, counts.values()))) > 1:
+        result.problem = f"counts differ: {counts!r}"
     return result
 
 

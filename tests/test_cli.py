@@ -4,6 +4,8 @@ boundaries calls the printing function directly."""
 
 from __future__ import annotations
 
+import contextlib
+import importlib.metadata
 import io
 import json
 import os
@@ -41,7 +43,10 @@ def output_lines(result: subprocess.CompletedProcess[bytes]) -> list[str]:
 
 
 class LiveProcess:
-    """The CLI reading from a pipe that we feed piece by piece, with its output lines read as they come."""
+    """The CLI reading from a pipe that we feed piece by piece, with its output lines read as they come.
+
+    A context manager: leaving it ends the process and closes every pipe, also when a test fails halfway.
+    """
 
     def __init__(self, *args: str) -> None:
         self.process = subprocess.Popen(
@@ -75,6 +80,23 @@ class LiveProcess:
         self._reader.join(timeout=TIMEOUT)
         return status
 
+    def __enter__(self) -> LiveProcess:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        assert self.process.stdin is not None and self.process.stdout is not None and self.process.stderr is not None
+        with contextlib.suppress(BrokenPipeError):  # the process may be gone already
+            self.process.stdin.close()
+        try:
+            self.process.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        # The reader thread sees the end of the output once the process is gone; then its pipe can be closed.
+        self._reader.join(timeout=TIMEOUT)
+        self.process.stdout.close()
+        self.process.stderr.close()
+
     def remaining_lines(self) -> list[str]:
         lines = []
         while not self.lines.empty():
@@ -87,28 +109,28 @@ def test_unterminated_object_prints_its_value_as_the_last_line() -> None:
 
 
 def test_each_line_is_a_snapshot_of_the_text_so_far() -> None:
-    process = LiveProcess()
-    process.send(b'{"items": [1, ')
-    assert process.next_line() == '{"items":[1]}'
-    process.send(b'{"name": "wid')
-    assert process.next_line() == '{"items":[1,{"name":"wid"}]}'
-    process.send(b'get"}], "done": tr')
-    assert process.next_line() == '{"items":[1,{"name":"widget"}],"done":true}'
-    process.send(b"ue}")
-    assert process.close() == 0
-    assert process.remaining_lines() == []  # the value did not change: no line repeats it
+    with LiveProcess() as process:
+        process.send(b'{"items": [1, ')
+        assert process.next_line() == '{"items":[1]}'
+        process.send(b'{"name": "wid')
+        assert process.next_line() == '{"items":[1,{"name":"wid"}]}'
+        process.send(b'get"}], "done": tr')
+        assert process.next_line() == '{"items":[1,{"name":"widget"}],"done":true}'
+        process.send(b"ue}")
+        assert process.close() == 0
+        assert process.remaining_lines() == []  # the value did not change: no line repeats it
 
 
 def test_changes_prints_one_json_object_a_line() -> None:
-    process = LiveProcess("--changes")
-    process.send(b'{"a": "b')
-    assert json.loads(process.next_line()) == {"kind": "set", "path": [], "value": {}}
-    assert json.loads(process.next_line()) == {"kind": "set", "path": ["a"], "value": "b"}
-    process.send(b'cd", "n": [7]}')
-    assert json.loads(process.next_line()) == {"kind": "append", "path": ["a"], "text": "cd"}
-    assert json.loads(process.next_line()) == {"kind": "set", "path": ["n"], "value": []}
-    assert json.loads(process.next_line()) == {"kind": "set", "path": ["n", 0], "value": 7}
-    assert process.close() == 0
+    with LiveProcess("--changes") as process:
+        process.send(b'{"a": "b')
+        assert json.loads(process.next_line()) == {"kind": "set", "path": [], "value": {}}
+        assert json.loads(process.next_line()) == {"kind": "set", "path": ["a"], "value": "b"}
+        process.send(b'cd", "n": [7]}')
+        assert json.loads(process.next_line()) == {"kind": "append", "path": ["a"], "text": "cd"}
+        assert json.loads(process.next_line()) == {"kind": "set", "path": ["n"], "value": []}
+        assert json.loads(process.next_line()) == {"kind": "set", "path": ["n", 0], "value": 7}
+        assert process.close() == 0
 
 
 def test_reads_a_file_argument(tmp_path: Path) -> None:
@@ -133,12 +155,12 @@ def test_text_without_a_value_prints_nothing() -> None:
 
 
 def test_a_character_split_between_reads_is_read_whole() -> None:
-    process = LiveProcess()
-    process.send(b'{"a": "caf\xc3')  # the first byte of "é"
-    assert process.next_line() == '{"a":"caf"}'
-    process.send(b'\xa9"}')
-    assert process.next_line() == '{"a":"café"}'
-    assert process.close() == 0
+    with LiveProcess() as process:
+        process.send(b'{"a": "caf\xc3')  # the first byte of "é"
+        assert process.next_line() == '{"a":"caf"}'
+        process.send(b'\xa9"}')
+        assert process.next_line() == '{"a":"café"}'
+        assert process.close() == 0
 
 
 def test_invalid_utf8_reads_as_replacement_characters() -> None:
@@ -181,17 +203,20 @@ def test_the_pure_backend_reads_the_same() -> None:
     assert output_lines(run_cli("--version", env=env)) == [version]
 
 
+def test_the_version_is_the_installed_distributions() -> None:
+    assert importlib.metadata.version("streaming-json") == streaming_json.__version__
+
+
 def test_a_reader_that_goes_away_is_not_an_error(tmp_path: Path) -> None:
     path = tmp_path / "big.json"
     path.write_text("[" + ",".join(['"xxxxxxxxxxxxxxxx"'] * 200_000) + "]", encoding="utf-8")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streaming_json", str(path)], stdout=subprocess.PIPE, stderr=subprocess.PIPE
-    )
-    assert process.stdout is not None and process.stderr is not None
-    assert process.stdout.read(2) == b'["'
-    process.stdout.close()
-    assert process.wait(timeout=TIMEOUT) == 0
-    assert process.stderr.read() == b""
+    command = [sys.executable, "-m", "streaming_json", str(path)]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        assert process.stdout.read(2) == b'["'
+        process.stdout.close()
+        assert process.wait(timeout=TIMEOUT) == 0
+        assert process.stderr.read() == b""
 
 
 def test_bad_options_are_reported_by_argparse() -> None:

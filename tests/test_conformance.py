@@ -17,7 +17,10 @@ from streaming_json import MISSING
 
 from .jsonvalues import from_vector, same_json
 
-VECTORS = [json.loads(line) for line in (Path(__file__).parent / "data" / "conformance_vectors.jsonl").open()]
+VECTORS = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "data" / "conformance_vectors.jsonl").read_text("utf-8").splitlines()
+]
 
 
 def _change_matches(change: Any, expected: dict[str, Any]) -> bool:

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from .conftest import AVAILABLE_BACKENDS
+from .backends import AVAILABLE_BACKENDS, needs_both_backends
 from .strategies import identical_deep, run_lockstep, split_at
 
 CORPUS = Path(__file__).parent / "data" / "JSONTestSuite" / "test_parsing"
@@ -67,7 +67,7 @@ def test_no_exception_and_valid_files_end_at_their_value(backend: ModuleType, na
                 assert identical_deep(final, expected), f"{form}, {cut}: {final!r}, json.loads gives {expected!r}"
 
 
-@pytest.mark.skipif(len(AVAILABLE_BACKENDS) < 2, reason="one backend present: nothing to compare")
+@needs_both_backends
 @pytest.mark.parametrize("name", FILES)
 def test_backends_agree(name: str) -> None:
     for form in FORMS:

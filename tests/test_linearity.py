@@ -52,6 +52,18 @@ WORKLOADS: dict[str, tuple[Callable[[int], str], int]] = {
 }
 
 
+# Several documents in one stream (issue 12): a document boundary costs O(1), whatever the documents' count or size.
+# name -> (text of about n characters, piece size as above, StreamingJsonDocuments options)
+DOCUMENT_WORKLOADS: dict[str, tuple[Callable[[int], str], int, dict[str, bool]]] = {
+    "many small documents": (lambda n: '{"a":[1,"b"]}' * (n // 13), 1, {}),
+    "many numbers": (lambda n: "12 " * (n // 3), 0, {}),
+    "JSON Lines": (lambda n: '{"id":1,"t":"x"}\n' * (n // 17), 0, {"lines": True}),
+    "JSON Lines, every line cut off": (lambda n: '{"id":[1,"x\n' * (n // 12), 0, {"lines": True}),
+    "prose between documents": (lambda n: 'Sure! [sic] {"a": 1} and ' * (n // 25), 0, {"prose": True}),
+    "one document in a long prose": (lambda n: "Words, words [and] {more}. " * (n // 27), 0, {"prose": True}),
+}
+
+
 def _pieces(text: str, size: int) -> list[str]:
     if size:
         return [text[i : i + size] for i in range(0, len(text), size)]
@@ -59,6 +71,7 @@ def _pieces(text: str, size: int) -> list[str]:
 
 
 @pytest.mark.slow  # timing: run once, on the build under test, not again on the installed wheel
+@pytest.mark.timing
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_time_is_linear(backend: ModuleType, name: str) -> None:
     make, size = WORKLOADS[name]
@@ -66,6 +79,16 @@ def test_time_is_linear(backend: ModuleType, name: str) -> None:
     small, large = _pieces(make(n), size), _pieces(make(GROWTH * n), size)
     growth = per_character_growth(backend.StreamingJsonParser, small, large, MAX_RATIO)
     assert growth <= MAX_RATIO, f"{name}: a character costs {growth:.2f}x as much at {GROWTH * n} characters as at {n}"
+
+
+@pytest.mark.slow
+@pytest.mark.timing
+@pytest.mark.parametrize("name", list(DOCUMENT_WORKLOADS))
+def test_documents_time_is_linear(backend: ModuleType, name: str) -> None:
+    make, size, options = DOCUMENT_WORKLOADS[name]
+    small, large = _pieces(make(SIZE), size), _pieces(make(GROWTH * SIZE), size)
+    growth = per_character_growth(lambda: backend.StreamingJsonDocuments(**options), small, large, MAX_RATIO)
+    assert growth <= MAX_RATIO, f"{name}: a character costs {growth:.2f}x as much at {GROWTH * SIZE} characters"
 
 
 class _ReparsingParser:
@@ -86,6 +109,7 @@ class _ReparsingParser:
 
 
 @pytest.mark.slow
+@pytest.mark.timing
 def test_the_linearity_check_catches_quadratic_work() -> None:
     """The check above must be able to fail: re-reading the text per piece, the usual way, grows about 8x. (About
     the check, not a backend: it runs once, on the backend the package picked.)"""

@@ -17,6 +17,8 @@ import pytest
 
 from streaming_json import MISSING
 
+from .backends import cpython_only, is_compiled
+
 DOCUMENTS = [
     '{"path": "a.py", "content": "print(\\"hi\\")\\n", "n": [1, 2.5, true, null], "k\\u00e9": {"deep": [[]]}}',
     '[1, "two", {"three": 3}, [4, [5]], "\\ud83d\\ude00", -6e2]',
@@ -34,21 +36,23 @@ def _parse_in_pieces(backend: ModuleType, text: str, as_bytes: bool) -> object:
     return parser.snapshot()
 
 
+@cpython_only("sys.getallocatedblocks counts CPython's allocator blocks; PyPy's moving GC has no such count")
 def test_memory_stops_growing_over_200000_documents(backend: ModuleType) -> None:
     # A leaked reference or buffer per document shows as blocks that are never freed.
     for number in range(2_000):
         _parse_in_pieces(backend, DOCUMENTS[number % 4], as_bytes=bool(number % 2))
     gc.collect()
     before = sys.getallocatedblocks()
-    count = 200_000 if backend.__name__.endswith("_core") else 20_000  # the pure backend: fewer, same check
+    count = 200_000 if is_compiled(backend) else 20_000  # the pure backend: fewer, same check
     for number in range(count):
         _parse_in_pieces(backend, DOCUMENTS[number % 4], as_bytes=bool(number % 2))
     gc.collect()
     assert sys.getallocatedblocks() - before < 500
 
 
+@cpython_only("_testcapi.set_nomemory fails CPython's allocators on purpose")
 def test_allocation_failure_raises_memory_error_not_a_crash(backend: ModuleType) -> None:
-    pytest.importorskip("_testcapi")
+    pytest.importorskip("_testcapi", reason="this CPython was built without its test C API")
     script = textwrap.dedent(
         f"""
         import _testcapi, importlib
@@ -102,7 +106,7 @@ def test_one_parser_used_from_several_threads_does_not_crash(backend: ModuleType
             thread.join()
         sys.setswitchinterval(switch_interval)
     snapshot = parser.snapshot()  # still answers after the race
-    if backend.__name__.endswith("_core"):
+    if is_compiled(backend):
         # The compiled core refuses re-entry, so each append ran whole: the value is still the open array.
         assert isinstance(snapshot, list)
         assert all(isinstance(error, RuntimeError) for error in errors)
@@ -132,7 +136,9 @@ def test_keyboard_interrupt_during_a_long_append_leaves_the_parser_usable(backen
     value = parser.snapshot()
     assert value is not MISSING
     assert value["after"] == [1, 2]
-    assert set(value["log"]) <= set("abcd")  # what was read before the interrupt, if anything
+    # What was read before the interrupt, if anything: up to 100 MB, checked by strip() (a set() of it takes a minute
+    # on PyPy).
+    assert value["log"].strip("abcd") == ""
     assert json.dumps(value)
 
 
@@ -146,9 +152,9 @@ class _Marker:
     "text,where",
     [
         ('{"a": {"b": [1, ', ("a", "b")),  # an open path: snapshot copies
-        ('[[1, [2]], [3, ', (0,)),  # a closed container, shared by snapshots
+        ("[[1, [2]], [3, ", (0,)),  # a closed container, shared by snapshots
         ('{"a": [{"b": {"c": "x"}}, ', ("a", 0, "b")),
-        ('[[[[1]]]]', (0, 0)),  # a closed document
+        ("[[[[1]]]]", (0, 0)),  # a closed document
     ],
     ids=["open path", "closed child", "closed object in an open array", "closed root"],
 )

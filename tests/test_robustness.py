@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import json
 import random
-import tracemalloc
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Callable
@@ -21,7 +20,7 @@ from hypothesis import given
 
 from streaming_json import MISSING
 
-from .conftest import AVAILABLE_BACKENDS
+from .backends import AVAILABLE_BACKENDS, cpython_only, is_compiled, needs_both_backends
 from .jsonvalues import deep_copy
 from .strategies import (
     FRAGMENTS,
@@ -30,16 +29,13 @@ from .strategies import (
     examples,
     identical_deep,
     random_pieces,
+    run_documents_lockstep,
     run_lockstep,
     split_at,
 )
 from .timing import per_character_growth
 
 MILLION = 10**6
-
-
-def _is_pure(backend: ModuleType) -> bool:
-    return backend.__name__.endswith("_pure")
 
 
 def _nested_depth(value: Any) -> int:
@@ -112,7 +108,7 @@ def test_a_million_levels_deep(backend: ModuleType, opener: str, closer: str, fo
 def test_a_million_levels_deep_in_small_pieces(backend: ModuleType) -> None:
     """Open and close in 1,000-character pieces, a snapshot after each: the open path is copied only as the
     copy credit allows, so this stays linear; every snapshot is a value of the text read at some point."""
-    depth = MILLION // 4 if _is_pure(backend) else MILLION
+    depth = MILLION if is_compiled(backend) else MILLION // 4
     text = "[" * depth + "]" * depth
     parser = backend.StreamingJsonParser()
     previous: Any = MISSING
@@ -175,10 +171,11 @@ def _run(backend: ModuleType, text: str, piece: int) -> Any:
 
 
 @pytest.mark.slow  # timing and sizes: run once, on the build under test, not again on the installed wheel
+@pytest.mark.timing
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_input_linear_time(backend: ModuleType, name: str) -> None:
     case = HOSTILE[name]
-    n = case.full // case.pure_scale if _is_pure(backend) else case.full
+    n = case.full if is_compiled(backend) else case.full // case.pure_scale
     small_text, large_text = case.make(n // 8), case.make(n)
     small = [small_text[i : i + case.piece] for i in range(0, len(small_text), case.piece)]
     large = [large_text[i : i + case.piece] for i in range(0, len(large_text), case.piece)]
@@ -189,10 +186,13 @@ def test_hostile_input_linear_time(backend: ModuleType, name: str) -> None:
 
 
 @pytest.mark.slow  # timing and sizes: run once, on the build under test, not again on the installed wheel
+@cpython_only("the peak is measured with tracemalloc, which PyPy lacks")
 @pytest.mark.parametrize("name", list(HOSTILE))
 def test_hostile_input_bounded_memory(backend: ModuleType, name: str) -> None:
+    import tracemalloc
+
     case = HOSTILE[name]
-    n = case.full // case.pure_scale if _is_pure(backend) else case.full
+    n = case.full if is_compiled(backend) else case.full // case.pure_scale
     # The bound is per character, so it is checked at the small timing size (tracing allocations is slow).
     text = case.make(n // 8)
     gc.collect()
@@ -254,10 +254,8 @@ def _random_value(rng: random.Random, depth: int) -> Any:
 def test_snapshots_and_changes_never_change(backend: ModuleType) -> None:
     rng = random.Random(20240605)
     kept: list[tuple[Any, Any]] = []
-    streams = 0
     for _ in range(80):
         parser = backend.StreamingJsonParser()
-        streams += 1
         for piece in _mutated_stream(rng, 60):
             for change in parser.append(piece):
                 value = change.value if change.kind == "set" else change.text
@@ -277,7 +275,7 @@ class _Str(str):
     pass
 
 
-@pytest.mark.parametrize("bad", [1, None, ["["], 1.5, {"a": 1}, object()], ids=repr)
+@pytest.mark.parametrize("bad", [1, None, ["["], 1.5, {"a": 1}, object()], ids=lambda bad: type(bad).__name__)
 def test_append_rejects_what_is_not_text(backend: ModuleType, bad: Any) -> None:
     parser = backend.StreamingJsonParser()
     with pytest.raises(TypeError):
@@ -380,7 +378,7 @@ def test_fuzz_never_raises_and_returns_json(backend: ModuleType, pieces: list[An
     kept: list[tuple[Any, Any]] = []
     for piece in pieces:
         for change in parser.append(piece):
-            assert change.kind in ("set", "append") and type(change.path) is tuple
+            assert change.kind in ("set", "append") and type(change.path) is tuple  # no done events unless asked
             assert all(type(slot) in (str, int) for slot in change.path) and len(change.path) <= REPORT_DEPTH
             if change.kind == "set":
                 _assert_json_value(change.value)
@@ -402,12 +400,27 @@ def test_fuzz_never_raises_and_returns_json(backend: ModuleType, pieces: list[An
     assert (final is MISSING and expected is MISSING) or identical_deep(final, expected), (final, expected)
 
 
-@pytest.mark.skipif(len(AVAILABLE_BACKENDS) < 2, reason="one backend present: nothing to compare")
+@needs_both_backends
 @examples(400)
 @given(random_pieces())
 def test_fuzz_backends_agree(pieces: list[Any]) -> None:
-    result = run_lockstep(AVAILABLE_BACKENDS, pieces, settle=True)
+    result = run_lockstep(AVAILABLE_BACKENDS, pieces, settle=True, options={"done_events": True})
     assert result.problem is None, result.problem
+
+
+@examples(200)
+@given(random_pieces())
+def test_fuzz_beyond_one_root(pieces: list[Any]) -> None:
+    """Prose, and documents in every mode: no exception, every backend alike, the same documents however cut."""
+    prose = run_lockstep(AVAILABLE_BACKENDS, pieces, options={"prose": True, "done_events": True})
+    assert prose.problem is None, prose.problem
+    whole = pieces[0][:0].join(pieces)
+    for mode in ({}, {"lines": True}, {"prose": True}, {"lines": True, "prose": True}):
+        cut = run_documents_lockstep(AVAILABLE_BACKENDS, pieces, **mode)
+        assert cut.problem is None, (mode, cut.problem)
+        uncut = run_documents_lockstep(AVAILABLE_BACKENDS, [whole], **mode)
+        for name in AVAILABLE_BACKENDS:
+            assert identical_deep(cut.finals[name], uncut.finals[name]), (mode, name)
 
 
 def test_the_snapshot_after_a_long_string_closes_is_fresh(backend: ModuleType) -> None:

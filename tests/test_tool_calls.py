@@ -16,7 +16,10 @@ from hypothesis import strategies as st
 from .jsonvalues import identical_json
 from .strategies import cut_randomly, examples, json_texts, json_values, split_at
 
-CALLS = [json.loads(line) for line in (Path(__file__).parent / "data" / "llm_tool_calls.jsonl").open()]
+CALLS = [
+    json.loads(line)
+    for line in (Path(__file__).parent / "data" / "llm_tool_calls.jsonl").read_text("utf-8").splitlines()
+]
 
 
 # --- The live value never goes backwards ----------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import math
 import time
 from typing import Any, Callable
 
-ROUNDS = 5  # timing rounds at most, each timing both sizes
+ROUNDS = 8  # timing rounds at most, each timing both sizes (a passing check stops at the first good one)
 SMALL_SECONDS = 0.1  # a fast small size is timed in a loop of about this long (at most 10 runs)
 
 

@@ -1,0 +1,137 @@
+"""Completed values from pieces of JSON text: each element of an array, or each value at a path pattern, once, as
+soon as it is complete.
+
+A layer above the parser: it reads its done events (``StreamingJsonParser(changes=False, done_events=True)``), so it
+makes no snapshot and copies nothing, and costs O(1) a done event beyond parsing (a comparison of the event's path).
+The parser reports no deeper than the pattern (``report_depth``): what lies inside a matched value comes whole with
+it, with no event of its own. Values nested deeper than the parser can report (``REPORT_DEPTH_LIMIT``) come with
+the done event of the container at the limit; they are found by walking that container once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Union
+
+from ._types import REPORT_DEPTH_LIMIT
+
+if TYPE_CHECKING:
+    from ._pure import DoneChange
+
+__all__ = ["ANY", "iter_items", "iter_values", "aiter_items", "aiter_values"]
+
+Key = Union[str, int]
+Path = tuple[Key, ...]
+Piece = Union[str, bytes, bytearray, memoryview]
+
+ANY = "*"
+"""In a pattern, matches any one key or index."""
+
+
+class _Selector:
+    """Matches done events against a pattern: a tuple of keys, indices and ``ANY``; ``items_only`` also asks that
+    the last step be an array index."""
+
+    __slots__ = ("_pattern", "_length", "_prefix", "_rest", "_depth", "_items_only", "_parser")
+
+    def __init__(self, pattern: Iterable[Key], items_only: bool = False) -> None:
+        from . import StreamingJsonParser  # the backend the package picked
+
+        self._pattern: Path = tuple(pattern)
+        self._length = len(self._pattern)
+        # The steps up to the first ANY are compared as one tuple; the rest step by step.
+        wildcard = self._pattern.index(ANY) if ANY in self._pattern else self._length
+        self._prefix = self._pattern[:wildcard]
+        self._rest = [(index, step) for index, step in enumerate(self._pattern) if index > wildcard and step != ANY]
+        self._depth = min(self._length, REPORT_DEPTH_LIMIT)
+        self._items_only = items_only
+        self._parser = StreamingJsonParser(changes=False, done_events=True, report_depth=self._depth)
+
+    def _matches(self, path: Path) -> bool:
+        """Whether ``path``, as long as the pattern, matches it (index 1 is not key "1")."""
+        if path[: len(self._prefix)] != self._prefix:
+            return False
+        for index, step in self._rest:
+            key = path[index]
+            if key != step or type(key) is not type(step):
+                return False
+        return not self._items_only or type(path[-1]) is int
+
+    def read(self, piece: Piece) -> list[tuple[Path, Any]]:
+        """The matches completed by ``piece``, in document order."""
+        found: list[tuple[Path, Any]] = []
+        length = self._length
+        events: list[DoneChange] = self._parser.append(piece)  # type: ignore[assignment]  # changes=False: done only
+        for event in events:
+            path = event.path
+            if len(path) == length:
+                if self._matches(path):
+                    found.append((path, event.value))
+            elif len(path) == self._depth and length > self._depth:
+                self._search_below(path, event.value, found)
+        return found
+
+    def _search_below(self, path: Path, value: Any, found: list[tuple[Path, Any]]) -> None:
+        """Matches inside a container reported whole at the depth limit, children before parents as done events
+        come."""
+        if any(step != key and step != ANY for step, key in zip(self._pattern, path)):
+            return
+        # Depth-first without recursion (the container may be nested deeply); every match is at the pattern's depth,
+        # so visiting in document order gives them in the order their done events would have come.
+        stack: list[tuple[Path, Any]] = [(path, value)]
+        while stack:
+            where, item = stack.pop()
+            if len(where) == self._length:
+                if self._matches(where):
+                    found.append((where, item))
+                continue
+            step = self._pattern[len(where)]
+            if isinstance(item, dict):
+                children: list[tuple[Key, Any]] = list(item.items())
+            elif isinstance(item, list):
+                children = list(enumerate(item))
+            else:
+                continue
+            for key, child in reversed(children):
+                if step == ANY or (step == key and type(step) is type(key)):
+                    stack.append(((*where, key), child))
+
+
+def iter_values(pieces: Iterable[Piece], pattern: Iterable[Key]) -> Iterator[tuple[Path, Any]]:
+    """Yield ``(path, value)`` for every completed value whose path matches ``pattern``, as soon as it completes.
+
+    ``pattern`` is a tuple of keys and indices in which ``"*"`` (``ANY``) matches any one key or index, such as
+    ``("edits", "*", "new_text")``. ``pieces`` is any iterable of str, or of UTF-8 bytes-like pieces. Values come in
+    the order they complete (a container after its contents) and are the parser's final values, never changed after.
+    """
+    selector = _Selector(pattern)
+    for piece in pieces:
+        yield from selector.read(piece)
+
+
+def iter_items(pieces: Iterable[Piece], path: Iterable[Key] = ()) -> Iterator[Any]:
+    """Yield each element of the array at ``path`` once, as soon as it is complete, in order.
+
+    ``path`` is a tuple of keys and indices from the root (``()``: the root array). A missing path or a value that is
+    not an array yields nothing; where a repeated key replaces the array, the new array's elements follow.
+    """
+    selector = _Selector((*path, ANY), items_only=True)
+    for piece in pieces:
+        for _, value in selector.read(piece):
+            yield value
+
+
+async def aiter_values(pieces: AsyncIterable[Piece], pattern: Iterable[Key]) -> AsyncIterator[tuple[Path, Any]]:
+    """:func:`iter_values` over an async iterable of pieces, such as an SDK's async stream of text deltas."""
+    selector = _Selector(pattern)
+    async for piece in pieces:
+        for match in selector.read(piece):
+            yield match
+
+
+async def aiter_items(pieces: AsyncIterable[Piece], path: Iterable[Key] = ()) -> AsyncIterator[Any]:
+    """:func:`iter_items` over an async iterable of pieces."""
+    selector = _Selector((*path, ANY), items_only=True)
+    async for piece in pieces:
+        for _, value in selector.read(piece):
+            yield value

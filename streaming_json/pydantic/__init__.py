@@ -1,0 +1,48 @@
+"""Typed streaming: partial pydantic models of JSON that arrives in pieces, validated once as their parts complete.
+
+::
+
+    from streaming_json.pydantic import ModelStream
+
+    stream = ModelStream(WriteFile)
+    for piece in pieces:
+        partial = stream.append(piece)  # None before the root starts, then a PartialWriteFile (fields None until read)
+        if partial is not None:
+            show(partial.path, partial.content)
+    result = stream.finish()  # one strict validation of the complete text
+    if result.error is None:
+        write(result.value)  # a WriteFile
+    else:
+        answer(result.message)  # what was wrong, ending with the text received
+
+``iter_models(pieces, Record, path=("results",))`` yields each element of an array as a validated ``Record`` as
+soon as it completes. Needs pydantic >= 2.7 (``pip install 'streaming-json[pydantic]'``).
+"""
+
+from __future__ import annotations
+
+try:
+    import pydantic
+except ImportError as error:  # pragma: no cover - exercised in a subprocess
+    raise ImportError(
+        "streaming_json.pydantic needs pydantic >= 2.7: pip install 'streaming-json[pydantic]'"
+    ) from error
+
+if tuple(int(part) for part in pydantic.VERSION.split(".")[:2]) < (2, 7):  # pragma: no cover
+    raise ImportError(
+        f"streaming_json.pydantic needs pydantic >= 2.7, not {pydantic.VERSION}: pip install 'streaming-json[pydantic]'"
+    )
+
+from ._stream import ModelResult, ModelStream, aiter_models, iter_models
+from ._twins import PartialDataclass, PartialRootTwin, PartialTwin, partial_twin
+
+__all__ = [
+    "ModelStream",
+    "ModelResult",
+    "iter_models",
+    "aiter_models",
+    "partial_twin",
+    "PartialTwin",
+    "PartialRootTwin",
+    "PartialDataclass",
+]

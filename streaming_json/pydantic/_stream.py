@@ -1,0 +1,592 @@
+"""``ModelStream``: typed partial values of JSON text that arrives in pieces; ``iter_models`` for arrays of them.
+
+How a piece is read. The parser (``done_events=True``, no set/append changes) reports every value the piece
+completed. Each completed value is validated once, at its place in the type: a scalar alone against its annotation, a
+container whole (its validated children standing in for their plain values where validation cannot tell the
+difference), and the result is recorded in the frame of its parent, an open container. Then, if the parser's snapshot
+changed, the open path is rebuilt from the frames: each open container's completed members are already typed, so
+rebuilding costs what the parser's own snapshot costs, the open path and the open string, never the document. The
+parser's copy-credit rule (a large open path is copied only as often as the text pays for) carries over.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import Any, Callable, Generic, Optional, TypeVar, Union, overload
+
+from pydantic import TypeAdapter, ValidationError
+
+import streaming_json
+from streaming_json._repair import repair_json
+from streaming_json._types import FREE_MEMBERS, MISSING, REPORT_DEPTH_LIMIT
+
+from ._plan import ABSENT, Frame, Node, plan
+
+__all__ = ["ModelStream", "ModelResult", "iter_models", "aiter_models"]
+
+T = TypeVar("T")
+Path = tuple[Union[str, int], ...]
+Piece = Union[str, bytes, bytearray, memoryview]
+ErrorCallback = Callable[[Path, BaseException], Any]
+
+_CONTAINERS = (dict, list)
+
+
+class ModelResult(Generic[T]):
+    """What :meth:`ModelStream.finish` returns: ``value`` and ``error`` (unpack as ``value, error = result``)."""
+
+    __slots__ = ("value", "error", "text", "type_")
+
+    value: Optional[T]
+    """The validated value, or None where the text did not validate."""
+    error: Optional[BaseException]
+    """None, or the ``ValidationError`` (or the exception a validator raised)."""
+    text: str
+    """The complete text received."""
+
+    type_: Any
+    """The type validated against."""
+
+    def __init__(self, value: Optional[T], error: Optional[BaseException], text: str = "", type_: Any = None) -> None:
+        self.value = value
+        self.error = error
+        self.text = text
+        self.type_ = type_
+
+    @property
+    def message(self) -> Optional[str]:
+        """None, or text naming the problem for sending back to a model: it ends with ``Received arguments:`` and
+        the text, as the tool-call errors of ``ToolCallArgumentsStream.finish()`` do."""
+        return self.message_for("arguments")
+
+    def message_for(self, received: str) -> Optional[str]:
+        """:attr:`message` ending with ``Received <received>:`` and the text (``"output"`` for structured output)."""
+        if self.error is None:
+            return None
+        return f"{_describe(self.error, self.type_, received)}\nReceived {received}: {self.text}"
+
+    def __iter__(self) -> Iterator[Any]:
+        yield self.value
+        yield self.error
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ModelResult):
+            return NotImplemented
+        return (self.value, self.error, self.text) == (other.value, other.error, other.text)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"ModelResult(value={self.value!r}, error={self.error!r})"
+
+
+def _type_name(type_: Any) -> str:
+    return getattr(type_, "__name__", None) or repr(type_)
+
+
+def _describe(error: BaseException, type_: Any, what: str) -> str:
+    name = _type_name(type_)
+    if not isinstance(error, ValidationError):
+        return f"The {what} could not be validated as {name}: {type(error).__name__}: {error}."
+    details = error.errors(include_url=False)
+    if len(details) == 1 and details[0]["type"] == "json_invalid":
+        return f"The {what} {'is' if what == 'output' else 'are'} not valid JSON: {details[0]['msg']}."
+    verb = "does" if what == "output" else "do"
+    lines = [f"The {what} {verb} not match {name} ({len(details)} error{'s' * (len(details) != 1)}):"]
+    for detail in details:
+        where = ".".join(str(part) for part in detail["loc"]) or "(the whole value)"
+        lines.append(f"- {where}: {detail['msg']}")
+    return "\n".join(lines)
+
+
+class ModelStream(Generic[T]):
+    """Typed partial values of one JSON text arriving in pieces, for a pydantic model or any type ``TypeAdapter``
+    takes (``list[Model]``, ``dict[str, Model]``, a ``TypedDict``, a dataclass).
+
+    ``append(piece)`` returns the partial value so far: None before the root starts; for a model, an instance of its
+    partial twin (:func:`partial_twin`: the same fields, each None until read) while it streams, and an instance of
+    the model itself once it is complete and valid, reused from then on. Strings grow as they stream, except where the
+    type is a literal, an enum or a constrained string; numbers and booleans show once complete; a value never
+    changes type. Completed parts are validated once; an invalid one stays partial and its error goes to
+    ``errors``. ``finish()`` validates the complete text once, strictly.
+
+    ``parser_class`` picks the parser (a backend's ``StreamingJsonParser``; by default the package's).
+    """
+
+    __slots__ = (
+        "type_",
+        "errors",
+        "_root",
+        "_parser_class",
+        "_parser",
+        "_read",
+        "_take_snapshot",
+        "_frames",
+        "_open_member",
+        "_snapshot",
+        "_value",
+        "_done",
+        "_root_raw",
+        "_chunks",
+        "_text",
+        "_bytes",
+    )
+
+    type_: Any
+    """The type the stream reads (the constructor's argument)."""
+    errors: list[tuple[Path, BaseException]]
+    """``(path, error)`` for every completed part that failed validation, in the order they completed; paths are
+    JSON keys and indices. A part whose failure is explained by a failed part inside it is not listed again."""
+
+    @overload
+    def __init__(self, type_: type[T], *, parser_class: Any = None) -> None: ...
+
+    @overload
+    def __init__(self: ModelStream[Any], type_: Any, *, parser_class: Any = None) -> None: ...
+
+    def __init__(self, type_: Any, *, parser_class: Any = None) -> None:
+        self.type_ = type_
+        _adapter(type_)  # a type pydantic cannot validate fails here, not in the middle of a stream
+        self._root: Node = plan(type_)
+        self._parser_class = parser_class if parser_class is not None else streaming_json.StreamingJsonParser
+        self._start()
+
+    def _start(self) -> None:
+        self._parser = self._parser_class(changes=False, done_events=True)
+        self._read = self._parser.append
+        self._take_snapshot = self._parser.snapshot
+        self.errors = []
+        self._frames: list[Frame] = []
+        # The innermost open value of the last walk, as (frame, slot, what it showed): what a rebuild shows there.
+        self._open_member: Optional[tuple[Frame, Any, Any]] = None
+        self._snapshot: Any = MISSING
+        self._value: Any = None
+        self._done = False
+        self._root_raw: Any = MISSING
+        self._chunks: list[Any] = []
+        self._text: Any = None
+        self._bytes = False
+
+    # --- Public API ---------------------------------------------------------------------------------------------
+
+    @property
+    def value(self) -> Any:
+        """The partial value after the last piece (what ``append`` returned)."""
+        return self._value
+
+    @property
+    def plain_value(self) -> Any:
+        """The plain JSON value of the text so far, the parser's ``snapshot()`` (``MISSING`` before the root starts):
+        for a caller that also shows the untyped value, without a second parser."""
+        return self._take_snapshot()
+
+    @property
+    def text(self) -> str:
+        """The text received so far (bytes pieces decoded as UTF-8)."""
+        if self._chunks:
+            joined = (b"" if self._bytes else "").join(self._chunks)
+            self._text = joined if self._text is None else self._text + joined
+            self._chunks = []
+        if self._text is None:
+            return ""
+        return self._text.decode("utf-8", "replace") if self._bytes else self._text  # type: ignore[no-any-return]
+
+    def append(self, piece: Piece) -> Any:
+        """Read the next piece (``str`` or UTF-8 bytes-like); return the partial value so far."""
+        events = self._read(piece)  # raises TypeError before anything is kept, as the parser does
+        if type(piece) is str:
+            self._chunks.append(piece)
+        elif isinstance(piece, str):  # a str subclass reads as its text
+            self._chunks.append(str(piece))
+        else:
+            self._bytes = True
+            self._chunks.append(bytes(piece))  # a copy: a bytearray may be reused by the caller
+        if events:
+            completed = self._completed
+            for event in events:
+                completed(event.path, event.value)  # type: ignore[union-attr]
+        if self._done:
+            return self._value
+        snapshot = self._take_snapshot()
+        if snapshot is not self._snapshot:
+            self._snapshot = snapshot
+            self._value = self._build(snapshot)
+        elif events and self._small_open_path():
+            # The same snapshot: the plain value did not change (while the open path is this small, the parser's
+            # snapshots are fresh), but values completed (a closing quote or bracket), which changes what shows: a
+            # validated instance, a literal. The open path is rebuilt from the frames.
+            self._value = self._rebuild()
+        # Otherwise the snapshot is shared until the text changes it, or lags behind a large open path until the
+        # text pays for a copy: the partial value follows it.
+        return self._value
+
+    def replace(self, text: str) -> Any:
+        """Take the complete text so far (as some APIs send it): where it continues the text read, only the rest is
+        read; otherwise the stream starts over. Returns the partial value."""
+        current = self.text
+        if text.startswith(current):
+            return self.append(text[len(current) :])
+        self._start()
+        return self.append(text)
+
+    def is_complete(self, *path: Union[str, int]) -> bool:
+        """Whether the value at ``path`` (attribute names or JSON keys, and list indices) is complete, so that it
+        will not change. The root is ``is_complete()``."""
+        if self._done:
+            return _exists(self._root, self._root_raw, path)
+        node = self._root
+        frames = self._frames
+        for depth, slot in enumerate(path):
+            if depth >= len(frames) or len(frames[depth].path) != depth:
+                return False
+            frame = frames[depth]
+            node = frame.node
+            keys = node.json_keys(slot)
+            raws = frame.raws
+            for key in keys:
+                if type(raws) is list:
+                    if type(key) is int and 0 <= key < len(raws):
+                        return _exists(node.child(key), raws[key], path[depth + 1 :])
+                elif key in raws:
+                    return _exists(node.child(key), raws[key], path[depth + 1 :])
+            following = frames[depth + 1] if depth + 1 < len(frames) else None
+            if following is None or following.path[-1] not in keys:
+                return False
+        return False  # the path names an open container
+
+    def finish(self) -> ModelResult[T]:
+        """One strict validation of the complete text (``validate_json``). Strings holding raw control characters or
+        stray backslashes are repaired first where that is what makes the text parse, as for tool-call arguments."""
+        text = self.text
+        adapter = _adapter(self.type_)
+        try:
+            value = adapter.validate_json(text)
+        except ValidationError as error:
+            repaired = _repaired(text, error)
+            if repaired is not None:
+                try:
+                    return ModelResult(adapter.validate_json(repaired), None, text, self.type_)
+                except Exception:
+                    pass
+            return ModelResult(None, error, text, self.type_)
+        except Exception as error:  # what a user's validator raised
+            return ModelResult(None, error, text, self.type_)
+        return ModelResult(value, None, text, self.type_)
+
+    # --- Completed values ---------------------------------------------------------------------------------------
+
+    def _completed(self, path: Path, raw: Any) -> None:
+        """A done event: validate the value at its place and record it in its parent's frame."""
+        if self._done:
+            return
+        depth = len(path)
+        frames = self._frames
+        parent: Optional[Frame] = None
+        if depth:
+            parent = frames[depth - 1] if depth <= len(frames) else None
+            if parent is None or parent.path != path[:-1]:
+                parent = self._parent(path)
+            node = parent.node.child(path[-1])
+        else:
+            node = self._root
+        own = None
+        if depth < len(frames):
+            if frames[depth].path == path:
+                own = frames[depth]
+            del frames[depth:]
+        # ``reported``: the error is in ``errors``, here or (for a container whose failure its members explain)
+        # further in; a scalar's error counts where its container completes (validators may need other fields).
+        if own is not None:  # an open container: its members are validated already
+            value, ok, error = own.node.finalize(own, raw)
+            reported = error is not None
+            if reported and not _explained(error, own, own.node):  # type: ignore[arg-type]
+                self.errors.append((path, error))  # type: ignore[arg-type]
+        elif type(raw) is dict or type(raw) is list:  # a container that arrived whole
+            value, ok, error = node.for_container(type(raw) is list).complete_container(raw)
+            reported = error is not None
+            if reported:
+                self.errors.append((path, error))  # type: ignore[arg-type]
+        else:
+            value, ok, error = node.complete_scalar(raw)
+            reported = error is not None and parent is None
+            if reported:
+                self.errors.append((path, error))  # type: ignore[arg-type]
+        if parent is None:
+            self._done = True
+            self._root_raw = raw
+            self._value = None if value is ABSENT else value
+            return
+        if reported:
+            parent.failed.append(path[-1])
+        if self._open_member is not None and self._open_member[0] is parent and self._open_member[1] == path[-1]:
+            self._open_member = None  # the open value of the last walk completed
+        more = parent.node.add(parent, path[-1], raw, value, ok, node)
+        if more:  # a discriminated union re-read its members as its variant's
+            for slot, member_error in more:
+                self.errors.append((parent.path + (slot,), member_error))
+
+    def _parent(self, path: Path) -> Frame:
+        """The frame of the container holding ``path``, made (with those of its ancestors) where missing."""
+        depth = len(path) - 1
+        frames = self._frames
+        if depth < len(frames) and frames[depth].path == path[:-1]:
+            return frames[depth]
+        level = 0
+        while level < len(frames) and level <= depth and frames[level].path == path[:level]:
+            level += 1
+        del frames[level:]
+        while level <= depth:
+            node = self._root if level == 0 else frames[level - 1].node.child(path[level - 1])
+            is_list = type(path[level]) is int
+            frames.append(Frame(path[:level], node.for_container(is_list), is_list))
+            level += 1
+        return frames[depth]
+
+    # --- Partial values -----------------------------------------------------------------------------------------
+
+    def _build(self, snapshot: Any) -> Any:
+        if snapshot is MISSING:
+            return None
+        if type(snapshot) in _CONTAINERS:
+            value = self._open(0, self._root, snapshot, ())
+        else:
+            value = self._root.open_scalar(snapshot)
+        return None if value is ABSENT else value
+
+    def _open(self, depth: int, node: Node, raw: Any, path: Path) -> Any:
+        """The partial value of the open container ``raw`` at ``path``, from its frame and its open member."""
+        frames = self._frames
+        is_list = type(raw) is list
+        if depth < len(frames) and (depth == 0 or frames[depth].path[-1] == path[-1]):
+            frame = frames[depth]
+        else:
+            del frames[depth:]
+            frame = Frame(path, node.for_container(is_list), is_list)
+            frames.append(frame)
+        node = frame.node
+        raws = frame.raws
+        slot: Any = None
+        if is_list:
+            if len(raw) > len(raws):
+                slot = len(raw) - 1
+        elif len(raw) > len(raws):  # a new member: the last key
+            slot = next(reversed(raw))
+        elif raw:
+            for key, member in raw.items():  # a repeated key's new value replaced a completed one
+                if raws.get(key, ABSENT) is not member:
+                    slot = key
+                    break
+        if slot is None:
+            del frames[depth + 1 :]
+            self._open_member = None
+            return node.partial(frame, None, ABSENT)
+        member = raw[slot]
+        child = node.child(slot)
+        if type(member) in _CONTAINERS and depth + 1 < REPORT_DEPTH_LIMIT:
+            value = self._open(depth + 1, child, member, path + (slot,))
+        else:  # the innermost open value: a string, a word, or a container too deep to follow
+            del frames[depth + 1 :]
+            value = ABSENT if type(member) in _CONTAINERS else child.open_scalar(member)
+            self._open_member = (frame, slot, value)
+        return node.partial(frame, slot, value)
+
+    def _small_open_path(self) -> bool:
+        """Whether the open path holds at most ``FREE_MEMBERS`` members (the parser's snapshots are then fresh)."""
+        total = 0
+        for frame in self._frames:
+            total += len(frame.raws) + 1
+            if total > FREE_MEMBERS:
+                return False
+        return True
+
+    def _rebuild(self) -> Any:
+        """The partial value from the frames and the open value of the last walk, where the text completed values
+        but changed nothing else."""
+        frames = self._frames
+        if not frames:
+            return self._value
+        slot: Any = None
+        value = ABSENT
+        if self._open_member is not None and self._open_member[0] is frames[-1]:
+            _, slot, value = self._open_member
+        for frame in reversed(frames):
+            value = frame.node.partial(frame, slot, value)
+            slot = frame.path[-1] if frame.path else None
+        return value
+
+
+def _exists(node: Node, raw: Any, path: tuple[Any, ...]) -> bool:
+    """Whether ``path`` (names or keys, indices) leads somewhere inside the completed value ``raw``."""
+    for slot in path:
+        if type(raw) is list:
+            if type(slot) is not int or not 0 <= slot < len(raw):
+                return False
+            node = node.child(slot)
+            raw = raw[slot]
+        elif type(raw) is dict:
+            for key in node.json_keys(slot):
+                if key in raw:
+                    node = node.child(key)
+                    raw = raw[key]
+                    break
+            else:
+                return False
+        else:
+            return False
+    return raw is not MISSING
+
+
+def _explained(error: BaseException, frame: Frame, node: Node) -> bool:
+    """Whether every error inside ``error`` lies in a member whose own error was recorded."""
+    if not frame.failed or not isinstance(error, ValidationError):
+        return False
+    failed = set(frame.failed)
+    for detail in error.errors(include_url=False):
+        location = detail["loc"]
+        if not location:
+            return False
+        first = location[0]
+        if first not in failed and not failed.intersection(node.json_keys(first)):
+            return False
+    return True
+
+
+def _repaired(text: str, error: ValidationError) -> Optional[str]:
+    """The repaired text, where the text is invalid JSON and repairing its strings changes it."""
+    if any(detail["type"] != "json_invalid" for detail in error.errors(include_url=False)):
+        return None
+    repaired = repair_json(text)
+    return repaired if repaired != text else None
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+
+
+def _adapter(type_: Any) -> TypeAdapter[Any]:
+    try:
+        found = _ADAPTERS.get(type_)
+    except TypeError:  # an unhashable annotation
+        return TypeAdapter(type_)
+    if found is None:
+        if len(_ADAPTERS) >= 256:
+            _ADAPTERS.clear()
+        found = _ADAPTERS[type_] = TypeAdapter(type_)
+    return found
+
+
+# --- Arrays of models ---------------------------------------------------------------------------------------------
+
+
+class _Items:
+    """The completed elements of the array at ``path``, validated as ``item_type``."""
+
+    __slots__ = ("parser", "path", "depth", "adapter", "on_error")
+
+    def __init__(self, item_type: Any, path: Path, on_error: Optional[ErrorCallback], parser_class: Any) -> None:
+        parser_class = parser_class if parser_class is not None else streaming_json.StreamingJsonParser
+        self.parser = parser_class(changes=False, done_events=True)
+        self.path = tuple(path)
+        self.depth = len(self.path) + 1
+        self.adapter = _adapter(item_type)
+        self.on_error = on_error
+
+    def read(self, piece: Piece) -> list[Any]:
+        found = []
+        for event in self.parser.append(piece):
+            path = event.path
+            if len(path) == self.depth and type(path[-1]) is int and path[:-1] == self.path:
+                validator = self.adapter.validator
+                try:
+                    found.append(validator.validate_python(event.value))
+                    continue
+                except Exception:
+                    pass
+                try:  # strict types take what JSON gives only from JSON text
+                    found.append(validator.validate_json(_json_text(event.value)))
+                except Exception as error:
+                    if self.on_error is not None:
+                        self.on_error(path, error)
+        return found
+
+
+def _json_text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+@overload
+def iter_models(
+    pieces: Iterable[Piece],
+    item_type: type[T],
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> Iterator[T]: ...
+
+
+@overload
+def iter_models(
+    pieces: Iterable[Piece],
+    item_type: Any,
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> Iterator[Any]: ...
+
+
+def iter_models(
+    pieces: Iterable[Piece],
+    item_type: Any,
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> Iterator[Any]:
+    """Each element of the array at ``path`` as a validated ``item_type``, once, as soon as it is complete.
+
+    ``pieces`` is any iterable of ``str`` or of UTF-8 bytes-like pieces; ``path`` a tuple of JSON keys and indices
+    (``()``: the root is the array). An element that fails validation is skipped and ``on_error(path, error)`` is
+    called, if given. Each element is validated once; nothing else of the document is copied or validated.
+    """
+    items = _Items(item_type, path, on_error, parser_class)
+    for piece in pieces:
+        yield from items.read(piece)
+
+
+@overload
+def aiter_models(
+    pieces: AsyncIterable[Piece],
+    item_type: type[T],
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> AsyncIterator[T]: ...
+
+
+@overload
+def aiter_models(
+    pieces: AsyncIterable[Piece],
+    item_type: Any,
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> AsyncIterator[Any]: ...
+
+
+async def aiter_models(
+    pieces: AsyncIterable[Piece],
+    item_type: Any,
+    path: Path = (),
+    on_error: Optional[ErrorCallback] = None,
+    *,
+    parser_class: Any = None,
+) -> AsyncIterator[Any]:
+    """:func:`iter_models` over an async iterable of pieces."""
+    items = _Items(item_type, path, on_error, parser_class)
+    async for piece in pieces:
+        for item in items.read(piece):
+            yield item

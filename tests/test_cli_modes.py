@@ -1,0 +1,68 @@
+"""The command line's reading modes: ``--changes --done``, ``--documents``, ``--lines`` and ``--prose``, run as
+``python -m streaming_json`` in a subprocess on each backend."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from types import ModuleType
+
+import pytest
+
+TIMEOUT = 30
+
+
+def run_cli(backend: ModuleType, *args: str, input: bytes) -> subprocess.CompletedProcess[bytes]:
+    pure = "1" if backend.__name__.endswith("_pure") else "0"
+    return subprocess.run(
+        [sys.executable, "-m", "streaming_json", *args],
+        input=input,
+        capture_output=True,
+        timeout=TIMEOUT,
+        env={**os.environ, "STREAMING_JSON_PURE_PYTHON": pure},
+    )
+
+
+def test_changes_with_done_events(backend: ModuleType) -> None:
+    result = run_cli(backend, "--changes", "--done", input=b'{"a": [1, "x"]} trailing')
+    assert result.returncode == 0 and result.stderr == b""
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [record for record in records if record["kind"] == "done"] == [
+        {"kind": "done", "path": ["a", 0], "value": 1},
+        {"kind": "done", "path": ["a", 1], "value": "x"},
+        {"kind": "done", "path": ["a"], "value": [1, "x"]},
+        {"kind": "done", "path": [], "value": {"a": [1, "x"]}},
+    ]
+    assert [record["kind"] for record in records[:3]] == ["set", "set", "set"]
+
+
+def test_documents(backend: ModuleType) -> None:
+    result = run_cli(backend, "--documents", input=b'{"a":1}{"b":2} [3]\n"four" 5')
+    assert result.returncode == 0 and result.stderr == b""
+    assert result.stdout.decode().splitlines() == ['{"a":1}', '{"b":2}', "[3]", '"four"', "5"]
+
+
+def test_json_lines(backend: ModuleType) -> None:
+    result = run_cli(backend, "--lines", input=b'{"a":1} ignored\n\n[1,\n"x"\n')
+    assert result.returncode == 0
+    assert result.stdout.decode().splitlines() == ['{"a":1}', '"x"']
+    assert result.stderr.decode() == "streaming-json: 2 lines skipped: 2, 3\n"  # stdout stays one document a line
+
+
+def test_prose(backend: ModuleType) -> None:
+    text = b'Sure, [sic]. Here:\n```json\n{"a": "b ``` c"}\n```\nThen {"second": 2}.'
+    snapshots = run_cli(backend, "--prose", input=text)
+    assert snapshots.returncode == 0 and snapshots.stderr == b""
+    assert snapshots.stdout.decode().splitlines()[-1] == '{"a":"b ``` c"}'
+    documents = run_cli(backend, "--prose", "--documents", input=text)
+    assert documents.stdout.decode().splitlines() == ['{"a":"b ``` c"}', '{"second":2}']
+
+
+@pytest.mark.parametrize(
+    "args", [["--done"], ["--lines", "--changes"], ["--demo", "--prose"], ["--documents", "--changes"]]
+)
+def test_options_that_do_not_go_together(backend: ModuleType, args: list[str]) -> None:
+    result = run_cli(backend, *args, input=b"[]")
+    assert result.returncode == 2 and b"usage:" in result.stderr
