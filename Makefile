@@ -56,6 +56,7 @@ test-pypy: $(PYPY_STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[bench]'
 	$(BIN)/python bench/run.py
+	$(BIN)/python bench/sdk.py
 
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris || true

@@ -1,10 +1,12 @@
-"""The SDK adapters, fed recorded event sequences written in the documented shapes of each API: as plain dicts, as
-attribute objects and, where the SDK is installed, as the SDK's own models."""
+"""The tool-call adapters, fed recorded event sequences written in the documented shapes of each API: as plain dicts,
+attribute objects, slotted objects and, where the SDK is installed, the SDK's own models; one event at a time, as
+sync and async streams, and through the SDKs' own stream managers."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 from typing import Any, Callable
 
 import pytest
@@ -16,58 +18,34 @@ from streaming_json.integrations import (
     OpenAIResponsesToolCalls,
 )
 
-# --- Event shapes -----------------------------------------------------------------------------------------------
-
-
-def as_attributes(value: Any) -> Any:
-    """A dict event as nested attribute objects, as an SDK without pydantic would hand it out."""
-    if isinstance(value, dict):
-        return SimpleNamespace(**{key: as_attributes(item) for key, item in value.items()})
-    if isinstance(value, list):
-        return [as_attributes(item) for item in value]
-    return value
-
-
-def openai_chat_models(chunks: list[dict[str, Any]]) -> list[Any]:
-    chat = pytest.importorskip("openai.types.chat")
-    return [chat.ChatCompletionChunk.model_validate(chunk) for chunk in chunks]
-
-
-def openai_responses_models(events: list[dict[str, Any]]) -> list[Any]:
-    responses = pytest.importorskip("openai.types.responses")
-    classes = {
-        "response.output_item.added": responses.ResponseOutputItemAddedEvent,
-        "response.output_item.done": responses.ResponseOutputItemDoneEvent,
-        "response.output_text.delta": responses.ResponseTextDeltaEvent,
-        "response.function_call_arguments.delta": responses.ResponseFunctionCallArgumentsDeltaEvent,
-        "response.function_call_arguments.done": responses.ResponseFunctionCallArgumentsDoneEvent,
-    }
-    return [classes[event["type"]].model_validate(event) for event in events]
-
-
-def anthropic_models(events: list[dict[str, Any]]) -> list[Any]:
-    types = pytest.importorskip("anthropic.types")
-    classes = {
-        "message_start": types.RawMessageStartEvent,
-        "content_block_start": types.RawContentBlockStartEvent,
-        "content_block_delta": types.RawContentBlockDeltaEvent,
-        "content_block_stop": types.RawContentBlockStopEvent,
-        "message_delta": types.RawMessageDeltaEvent,
-        "message_stop": types.RawMessageStopEvent,
-    }
-    return [classes[event["type"]].model_validate(event) for event in events]
-
-
-Shaper = Callable[[list[dict[str, Any]]], list[Any]]
-
-
-def shapes(sdk_models: Shaper) -> pytest.MarkDecorator:
-    """Parametrise a test over the three shapes of the same events."""
-    return pytest.mark.parametrize(
-        "shape",
-        [lambda events: events, lambda events: [as_attributes(event) for event in events], sdk_models],
-        ids=["dicts", "attributes", "sdk-models"],
-    )
+from .sdk_events import (
+    RecordedAsyncStream,
+    RecordedStream,
+    Shaper,
+    anthropic_models,
+    anthropic_text_delta,
+    arguments_delta,
+    arguments_done,
+    as_attributes,
+    as_slotted,
+    async_iterable,
+    block_start,
+    block_stop,
+    chat_chunk,
+    finish_choice,
+    item_added,
+    item_done,
+    json_delta,
+    message_end,
+    message_start,
+    numbered,
+    openai_chat_models,
+    openai_responses_models,
+    response_event,
+    shapes,
+    tool_delta,
+    tool_use_start,
+)
 
 
 def feed_all(accumulator: Any, events: list[Any]) -> list[list[LiveToolCall]]:
@@ -79,30 +57,6 @@ def malformed_error_for(text: str) -> Callable[[str | None], bool]:
 
 
 # --- OpenAI Chat Completions ------------------------------------------------------------------------------------
-
-
-def chat_chunk(*choices: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "id": "chatcmpl-9x",
-        "object": "chat.completion.chunk",
-        "created": 1718000000,
-        "model": "gpt-4o-2024-08-06",
-        "choices": list(choices),
-    }
-
-
-def tool_delta(
-    index: int, arguments: str, id: str | None = None, name: str | None = None, choice: int = 0
-) -> dict[str, Any]:
-    tool_call: dict[str, Any] = {"index": index, "function": {"arguments": arguments}}
-    if id is not None:
-        tool_call.update(id=id, type="function")
-        tool_call["function"]["name"] = name
-    return {"index": choice, "delta": {"tool_calls": [tool_call]}, "finish_reason": None}
-
-
-def finish_choice(choice: int = 0, reason: str = "tool_calls") -> dict[str, Any]:
-    return {"index": choice, "delta": {}, "finish_reason": reason}
 
 
 PARALLEL_CHAT_CHUNKS = [
@@ -189,29 +143,6 @@ def test_chat_reads_the_streaming_helpers_chunk_events(backend: ModuleType) -> N
 
 
 # --- OpenAI Responses -------------------------------------------------------------------------------------------
-
-
-def item_added(index: int, item_id: str, call_id: str, name: str, arguments: str = "") -> dict[str, Any]:
-    item = {"type": "function_call", "id": item_id, "call_id": call_id, "name": name, "arguments": arguments}
-    return {"type": "response.output_item.added", "output_index": index, "item": {**item, "status": "in_progress"}}
-
-
-def arguments_delta(index: int, item_id: str, delta: str) -> dict[str, Any]:
-    return {"type": "response.function_call_arguments.delta", "output_index": index, "item_id": item_id, "delta": delta}
-
-
-def arguments_done(index: int, item_id: str, arguments: str) -> dict[str, Any]:
-    event_type = "response.function_call_arguments.done"
-    return {"type": event_type, "output_index": index, "item_id": item_id, "arguments": arguments}
-
-
-def item_done(index: int, item_id: str, call_id: str, name: str, arguments: str) -> dict[str, Any]:
-    item = {"type": "function_call", "id": item_id, "call_id": call_id, "name": name, "arguments": arguments}
-    return {"type": "response.output_item.done", "output_index": index, "item": {**item, "status": "completed"}}
-
-
-def numbered(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**event, "sequence_number": number} for number, event in enumerate(events, start=1)]
 
 
 PARALLEL_RESPONSES_EVENTS = numbered(
@@ -304,23 +235,6 @@ def test_responses_the_end_of_the_response_ends_open_calls(backend: ModuleType) 
 
 
 # --- Anthropic Messages -----------------------------------------------------------------------------------------
-
-
-def block_start(index: int, block: dict[str, Any]) -> dict[str, Any]:
-    return {"type": "content_block_start", "index": index, "content_block": block}
-
-
-def tool_use_start(index: int, id: str, name: str) -> dict[str, Any]:
-    return block_start(index, {"type": "tool_use", "id": id, "name": name, "input": {}})
-
-
-def json_delta(index: int, partial_json: str) -> dict[str, Any]:
-    delta = {"type": "input_json_delta", "partial_json": partial_json}
-    return {"type": "content_block_delta", "index": index, "delta": delta}
-
-
-def block_stop(index: int) -> dict[str, Any]:
-    return {"type": "content_block_stop", "index": index}
 
 
 ANTHROPIC_EVENTS = [
@@ -431,3 +345,323 @@ def test_the_package_stream_is_the_default() -> None:
     (call,) = calls.feed(block_stop(0))
     assert call.arguments == {"text": "héllo"}
     assert repr(call) == "LiveToolCall(id='toolu_1', name='echo', arguments={'text': 'héllo'}, done)"
+
+
+# --- Streams ----------------------------------------------------------------------------------------------------
+
+# Each API's recorded stream, cut off before the events that end its calls, so that only finish() ends them.
+CUT_OFF_STREAMS = {
+    "openai-chat": (OpenAIChatToolCalls, PARALLEL_CHAT_CHUNKS[:7], openai_chat_models),
+    "openai-responses": (OpenAIResponsesToolCalls, PARALLEL_RESPONSES_EVENTS[:6], openai_responses_models),
+    "anthropic": (AnthropicToolCalls, [*ANTHROPIC_EVENTS[:8], *ANTHROPIC_EVENTS[9:11]], anthropic_models),
+}
+
+Seen = tuple[Any, Any, bool]  # (key, arguments, done) when a call was yielded
+
+
+def seen(call: LiveToolCall) -> Seen:
+    return (call.key, call.arguments, call.done)
+
+
+def fed_one_by_one(accumulator: Any, events: list[Any]) -> list[Seen]:
+    changed = [seen(call) for event in events for call in accumulator.feed(event)]
+    return changed + [seen(call) for call in accumulator.finish()]
+
+
+@pytest.mark.parametrize("api", sorted(CUT_OFF_STREAMS))
+@pytest.mark.parametrize("shape", ["dicts", "attributes", "sdk-models"])
+def test_stream_yields_each_change_then_ends_open_calls(backend: ModuleType, api: str, shape: str) -> None:
+    accumulator_class, events, sdk_models = CUT_OFF_STREAMS[api]
+    shaped = {"dicts": events, "attributes": [as_attributes(e) for e in events], "sdk-models": None}[shape]
+    if shaped is None:
+        shaped = sdk_models(events)
+    expected = fed_one_by_one(accumulator_class(stream_factory=backend.ToolCallArgumentsStream), shaped)
+    accumulator = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+    streamed = [seen(call) for call in accumulator.stream(iter(shaped))]
+    assert streamed == expected
+    assert len(accumulator.calls) == 2 and all(call.done for call in accumulator.calls)
+    assert [entry[2] for entry in streamed[-2:]] == [True, True]  # the calls the stream left open, ended at its end
+    assert accumulator.finish() == []
+
+
+@pytest.mark.parametrize("api", sorted(CUT_OFF_STREAMS))
+def test_astream_reads_an_async_iterable_as_stream_reads_an_iterable(backend: ModuleType, api: str) -> None:
+    accumulator_class, events, _ = CUT_OFF_STREAMS[api]
+    expected = fed_one_by_one(accumulator_class(stream_factory=backend.ToolCallArgumentsStream), events)
+
+    async def read() -> list[Seen]:
+        accumulator = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+        return [seen(call) async for call in accumulator.astream(async_iterable(events))]
+
+    assert asyncio.run(read()) == expected
+
+
+def test_a_stream_left_early_ends_no_call(backend: ModuleType) -> None:
+    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    stream = calls.stream(ANTHROPIC_EVENTS)
+    first = next(call for call in stream if call.name == "get_weather")
+    stream.close()  # the reader stopped: the calls are not ended as if the stream were complete
+    assert not first.done and first.result is None
+
+
+class Manager:
+    """A stream manager as the SDKs' ``.stream()`` methods return: a context manager, not itself iterable."""
+
+    def __init__(self, events: list[Any]) -> None:
+        self.stream = RecordedStream(events)
+        self.exited = False
+
+    def __enter__(self) -> RecordedStream:
+        return self.stream
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.exited = True
+
+
+def test_stream_enters_and_closes_a_stream_manager(backend: ModuleType) -> None:
+    manager = Manager(ANTHROPIC_EVENTS)
+    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    names = [call.name for call in calls.stream(manager)]
+    assert manager.exited and names.count("get_weather") == 4  # started, two pieces, ended
+    assert [call.arguments for call in calls.calls] == [
+        {"location": "San Francisco, CA", "unit": "fahrenheit"},
+        {"timezone": "America/Los_Angeles"},
+    ]
+
+
+# The SDKs' own stream managers, over recorded raw streams: their extra events (the Anthropic helper's input_json and
+# text events, the OpenAI chat helper's content and arguments events) repeat the raw deltas and must not count twice.
+
+
+def anthropic_manager(events: list[dict[str, Any]], asynchronous: bool = False) -> tuple[Any, Any]:
+    streaming = pytest.importorskip("anthropic.lib.streaming")
+    from anthropic import NOT_GIVEN
+
+    if asynchronous:
+        raw = RecordedAsyncStream(anthropic_models(events))
+
+        async def request() -> Any:
+            return raw
+
+        return streaming.AsyncMessageStreamManager(request(), output_format=NOT_GIVEN), raw
+    raw_stream = RecordedStream(anthropic_models(events))
+    return streaming.MessageStreamManager(lambda: raw_stream, output_format=NOT_GIVEN), raw_stream
+
+
+def openai_chat_manager(chunks: list[dict[str, Any]], asynchronous: bool = False) -> tuple[Any, Any]:
+    streaming = pytest.importorskip("openai.lib.streaming.chat")
+    from openai import omit
+
+    if asynchronous:
+        raw = RecordedAsyncStream(openai_chat_models(chunks))
+
+        async def request() -> Any:
+            return raw
+
+        manager = streaming.AsyncChatCompletionStreamManager(request(), response_format=omit, input_tools=omit)
+        return manager, raw
+    raw_stream = RecordedStream(openai_chat_models(chunks))
+    manager = streaming.ChatCompletionStreamManager(lambda: raw_stream, response_format=omit, input_tools=omit)
+    return manager, raw_stream
+
+
+def openai_responses_manager(events: list[dict[str, Any]], asynchronous: bool = False) -> tuple[Any, Any]:
+    streaming = pytest.importorskip("openai.lib.streaming.responses")
+    from openai import omit
+
+    options = {"text_format": omit, "input_tools": omit, "starting_after": None}
+    if asynchronous:
+        raw = RecordedAsyncStream(openai_responses_models(events))
+
+        async def request() -> Any:
+            return raw
+
+        return streaming.AsyncResponseStreamManager(request(), **options), raw
+    raw_stream = RecordedStream(openai_responses_models(events))
+    return streaming.ResponseStreamManager(lambda: raw_stream, **options), raw_stream
+
+
+WEATHER = {"location": "San Francisco, CA", "unit": "fahrenheit"}
+MANAGED_STREAMS = {
+    "anthropic": (
+        AnthropicToolCalls,
+        anthropic_manager,
+        [
+            message_start(),
+            block_start(0, {"type": "text", "text": ""}),
+            anthropic_text_delta(0, "Checking."),
+            block_stop(0),
+            tool_use_start(1, "toolu_1", "get_weather"),
+            json_delta(1, '{"location": "San Fra'),
+            json_delta(1, 'ncisco, CA", "unit": "fahrenheit"}'),
+            block_stop(1),
+            *message_end(),
+        ],
+    ),
+    "openai-chat": (
+        OpenAIChatToolCalls,
+        openai_chat_manager,
+        [
+            chat_chunk({"index": 0, "delta": {"role": "assistant", "content": "Checking."}, "finish_reason": None}),
+            chat_chunk(tool_delta(0, "", id="call_1", name="get_weather")),
+            chat_chunk(tool_delta(0, '{"location": "San Fra')),
+            chat_chunk(tool_delta(0, 'ncisco, CA", "unit": "fahrenheit"}')),
+            chat_chunk(finish_choice()),
+        ],
+    ),
+    "openai-responses": (
+        OpenAIResponsesToolCalls,
+        openai_responses_manager,
+        numbered(
+            [
+                response_event("created", "in_progress"),
+                item_added(0, "fc_1", "call_1", "get_weather"),
+                arguments_delta(0, "fc_1", '{"location": "San Fra'),
+                arguments_delta(0, "fc_1", 'ncisco, CA", "unit": "fahrenheit"}'),
+                arguments_done(0, "fc_1", json.dumps(WEATHER)),
+                item_done(0, "fc_1", "call_1", "get_weather", json.dumps(WEATHER)),
+                response_event("completed", "completed"),
+            ]
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("api", sorted(MANAGED_STREAMS))
+def test_stream_reads_the_sdks_stream_manager(backend: ModuleType, api: str) -> None:
+    accumulator_class, make_manager, events = MANAGED_STREAMS[api]
+    manager, raw_stream = make_manager(events)
+    calls = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+    yielded = [(call.arguments, call.done) for call in calls.stream(manager)]
+    (call,) = calls.calls
+    assert call.name == "get_weather" and call.done and call.arguments == WEATHER and call.error is None
+    assert call.text == '{"location": "San Francisco, CA", "unit": "fahrenheit"}'  # each piece read once
+    assert ({"location": "San Fra"}, False) in yielded and yielded[-1] == (WEATHER, True)
+    assert raw_stream.closed
+
+
+@pytest.mark.parametrize("api", sorted(MANAGED_STREAMS))
+def test_astream_reads_the_sdks_async_stream_manager(backend: ModuleType, api: str) -> None:
+    accumulator_class, make_manager, events = MANAGED_STREAMS[api]
+    manager, raw_stream = make_manager(events, asynchronous=True)
+
+    async def read() -> list[Any]:
+        calls = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+        yielded = [call.arguments async for call in calls.astream(manager)]
+        assert [call.text for call in calls.calls] == [json.dumps(WEATHER)]
+        return yielded
+
+    yielded = asyncio.run(read())
+    assert yielded[-1] == WEATHER and {"location": "San Fra"} in yielded
+    assert raw_stream.closed
+
+
+# --- Never raising ----------------------------------------------------------------------------------------------
+
+MALFORMED = '{"path": "a.txt" "mode": w, "lines": [1, 2'
+
+
+def malformed_stream(api: str) -> list[dict[str, Any]]:
+    pieces = [MALFORMED[i : i + 5] for i in range(0, len(MALFORMED), 5)]
+    if api == "openai-chat":
+        first, *rest = pieces
+        return [
+            chat_chunk(tool_delta(0, first, id="call_1", name="write")),
+            *[chat_chunk(tool_delta(0, piece)) for piece in rest],
+            chat_chunk(finish_choice()),
+        ]
+    if api == "openai-responses":
+        return numbered(
+            [
+                item_added(0, "fc_1", "call_1", "write"),
+                *[arguments_delta(0, "fc_1", piece) for piece in pieces],
+                arguments_done(0, "fc_1", MALFORMED),
+            ]
+        )
+    return [tool_use_start(0, "toolu_1", "write"), *[json_delta(0, piece) for piece in pieces], block_stop(0)]
+
+
+@pytest.mark.parametrize("api", sorted(CUT_OFF_STREAMS))
+@shapes(lambda events: events)  # the SDK models of each API are built in the test
+def test_malformed_arguments_never_raise_mid_stream(backend: ModuleType, api: str, shape: Shaper) -> None:
+    accumulator_class, _, sdk_models = CUT_OFF_STREAMS[api]
+    events = malformed_stream(api)
+    shaped = shape(events) if shape(events) is not events else sdk_models(events)
+    calls = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+    partials = [call.arguments for call in calls.stream(shaped)]
+    assert {"path": "a.txt"} in partials  # read leniently while streaming
+    (call,) = calls.calls
+    assert call.done and call.arguments == {} and malformed_error_for(MALFORMED)(call.error)
+
+
+ODD_EVENTS: list[Any] = [
+    None,
+    42,
+    "data: [DONE]",
+    {},
+    {"type": None},
+    {"type": "content_block_delta"},
+    {"type": "content_block_delta", "index": 0, "delta": None},
+    {"type": "content_block_delta", "index": 0, "delta": {"type": "input_json_delta", "partial_json": 7}},
+    {"type": "content_block_start", "index": 0, "content_block": None},
+    {"type": "response.function_call_arguments.delta", "output_index": 0, "delta": None},
+    {"type": "response.function_call_arguments.delta", "delta": ["a"]},
+    {"type": "response.output_item.done", "output_index": 0, "item": None},
+    {"choices": None},
+    {"choices": [None]},
+    {"choices": [{"index": 0, "delta": None, "finish_reason": None}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [None]}, "finish_reason": None}]},
+    {"choices": [{"delta": {"tool_calls": [{"function": {"arguments": {"a": 1}}}]}}]},
+    {"type": "chunk", "chunk": None},
+]
+
+
+@pytest.mark.parametrize("accumulator_class", [OpenAIChatToolCalls, OpenAIResponsesToolCalls, AnthropicToolCalls])
+@pytest.mark.parametrize(
+    "shape", [lambda event: event, as_attributes, as_slotted], ids=["dicts", "attributes", "slotted"]
+)
+def test_odd_events_never_raise(backend: ModuleType, accumulator_class: Any, shape: Callable[[Any], Any]) -> None:
+    calls = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+    for event in ODD_EVENTS:
+        assert isinstance(calls.feed(shape(event)), list)
+    calls.finish()
+    assert all(call.done and isinstance(call.arguments, dict) for call in calls.calls)
+
+
+# --- Speed: no pydantic __getattr__ ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("api", sorted(MANAGED_STREAMS))
+@pytest.mark.parametrize("how", ["create", "manager"])
+def test_sdk_events_are_read_without_pydantics_getattr(
+    backend: ModuleType, api: str, how: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Asking a pydantic model for a field it lacks runs BaseModel.__getattr__ and raises inside (microseconds, more
+    than the parser's work on a piece): the adapters must never do it, for the raw events of ``create(stream=True)``
+    and for the stream helpers' own events."""
+    pydantic = pytest.importorskip("pydantic")
+    accumulator_class, make_manager, events = MANAGED_STREAMS[api]
+    source = make_manager(events)[0] if how == "manager" else CUT_OFF_STREAMS[api][2](events)
+    reading = [False]
+    asked: list[str] = []
+    original = pydantic.BaseModel.__getattr__
+
+    def counting_getattr(self: Any, name: str) -> Any:
+        if reading[0]:
+            asked.append(f"{type(self).__name__}.{name}")
+        return original(self, name)
+
+    monkeypatch.setattr(pydantic.BaseModel, "__getattr__", counting_getattr)
+
+    class Observed(accumulator_class):  # type: ignore[misc, valid-type]
+        def feed(self, event: Any) -> list[LiveToolCall]:
+            reading[0] = True
+            try:
+                return super().feed(event)  # type: ignore[no-any-return]
+            finally:
+                reading[0] = False
+
+    calls = Observed(stream_factory=backend.ToolCallArgumentsStream)
+    list(calls.stream(source))
+    assert calls.calls[0].arguments == WEATHER
+    assert asked == []

@@ -1,0 +1,45 @@
+"""Live tool calls and structured output from the stream events of LLM SDKs.
+
+One accumulator per API and purpose turns stream events into live values:
+
+- tool calls, as :class:`LiveToolCall` objects, one :class:`~streaming_json.ToolCallArgumentsStream` per call:
+  :class:`OpenAIChatToolCalls` (Chat Completions chunks, ``choices[].delta.tool_calls[]``, also of the many providers
+  that speak the same protocol), :class:`OpenAIResponsesToolCalls` (``response.function_call_arguments.delta`` ...),
+  :class:`AnthropicToolCalls` (``content_block_delta`` with ``input_json_delta`` ...);
+- structured output, as partial values, then one strict parse: :class:`OpenAIChatStructuredOutput`
+  (``delta.content``), :class:`OpenAIResponsesStructuredOutput` (``response.output_text.delta``),
+  :class:`AnthropicStructuredOutput` (``text_delta``); ``model=`` gives typed values (``streaming_json.pydantic``).
+
+Each takes the SDKs' event objects as well as plain dicts (as decoded from the server-sent events), and imports no
+SDK. ``feed(event)`` reads one event; ``stream(events)`` and ``astream(events)`` read a whole stream, an SDK stream
+manager (``client.messages.stream(...)``) or a plain ``create(..., stream=True)`` iterator; ``finish()`` ends what a
+stream left open. Nothing raises mid-stream on malformed arguments or output: the error comes with the end::
+
+    tool_calls = AnthropicToolCalls()
+    for call in tool_calls.stream(client.messages.create(..., stream=True)):
+        show(call.name, call.arguments)  # partial arguments while the call streams, final ones when done
+    for call in tool_calls.calls:
+        if call.error is None:
+            run(call.id, call.name, call.arguments)
+        else:
+            answer(call.id, call.error)  # tell the model what was wrong with its arguments
+"""
+
+from __future__ import annotations
+
+from ._common import ArgumentsStream, LiveToolCall, StructuredOutputResult
+from .anthropic import AnthropicStructuredOutput, AnthropicToolCalls
+from .openai_chat import OpenAIChatStructuredOutput, OpenAIChatToolCalls
+from .openai_responses import OpenAIResponsesStructuredOutput, OpenAIResponsesToolCalls
+
+__all__ = [
+    "ArgumentsStream",
+    "LiveToolCall",
+    "StructuredOutputResult",
+    "OpenAIChatToolCalls",
+    "OpenAIResponsesToolCalls",
+    "AnthropicToolCalls",
+    "OpenAIChatStructuredOutput",
+    "OpenAIResponsesStructuredOutput",
+    "AnthropicStructuredOutput",
+]

@@ -1,0 +1,123 @@
+"""Anthropic Messages: tool calls (``tool_use`` blocks, ``input_json_delta``) and structured output (``text_delta``),
+from the raw events of ``client.messages.create(..., stream=True)`` or the events of the SDK's
+``client.messages.stream()`` helper (its own ``input_json``, ``text`` ... events repeat the raw deltas and are
+skipped)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field
+
+__all__ = ["AnthropicToolCalls", "AnthropicStructuredOutput"]
+
+
+class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
+    """Tool calls from Anthropic Messages stream events (the SDK's event objects or dicts).
+
+    A ``tool_use`` content block starts with ``content_block_start``, grows with ``content_block_delta`` events of
+    type ``input_json_delta`` (their ``partial_json``) and ends with ``content_block_stop``. Calls are keyed by the
+    block ``index``. Other blocks, such as the server's own tool uses, are not tool calls for the client and are
+    skipped. ``message_stop`` ends any call still open. Malformed arguments never raise (the SDK's helper raises
+    ``ValueError`` mid-stream); ``error`` says what was wrong once the call ends.
+    """
+
+    def feed(self, event: Any) -> list[LiveToolCall]:
+        """Read one event; return the calls it changed."""
+        # The fast path: a delta event. Any other shape raises here or fails a check below: the general path.
+        try:
+            if type(event) is dict:
+                if event["type"] != "content_block_delta":
+                    return self._feed(event)
+                delta = event["delta"]
+                kind = delta["type"]
+                if kind != "input_json_delta":
+                    return [] if isinstance(kind, str) else self._feed(event)  # text, thinking: no call changed
+                text, call = delta["partial_json"], self._open.get(event["index"])
+            else:
+                if event.type != "content_block_delta":  # every event of the SDK has a type
+                    return self._feed(event)
+                delta = event.delta
+                kind = delta.type
+                if kind != "input_json_delta":
+                    return [] if isinstance(kind, str) else self._feed(event)
+                text, call = delta.partial_json, self._open.get(event.index)
+        except (AttributeError, LookupError, TypeError):
+            return self._feed(event)
+        if call is not None and type(text) is str:
+            if not text:
+                return []
+            call.arguments = call._stream.append(text)
+            return [call]
+        return self._feed(event)
+
+    def _feed(self, event: Any) -> list[LiveToolCall]:
+        """The general path: every kind of event."""
+        kind = get_field(event, "type")
+        if kind == "content_block_delta":
+            delta = get_field(event, "delta")
+            call = self._open.get(get_field(event, "index"))
+            if call is None or get_field(delta, "type") != "input_json_delta":
+                return []
+            return [call] if call._append(get_field(delta, "partial_json", "")) else []
+        if kind == "content_block_start":
+            block = get_field(event, "content_block")
+            if get_field(block, "type") != "tool_use":
+                return []
+            return [self._start(get_field(event, "index"), get_field(block, "id"), get_field(block, "name"))]
+        if kind == "content_block_stop":
+            return self._finish_open([get_field(event, "index")])
+        if kind == "message_stop":
+            return self.finish()
+        return []
+
+
+class AnthropicStructuredOutput(StructuredOutput):
+    """Structured output from Anthropic Messages stream events: the text of the message's ``text`` blocks
+    (``text_delta`` events, joined in order as the SDK's ``get_final_text()`` joins the blocks), as a JSON-schema
+    ``output_format`` makes the model write it.
+
+    ``feed(event)`` returns the value so far (``MISSING`` until it starts); ``message_stop`` ends the output with one
+    strict parse (``result``, ``error``). ``model=`` gives typed values, as for the OpenAI accumulators.
+    """
+
+    def feed(self, event: Any) -> Any:
+        """Read one event; return the value so far."""
+        try:  # the fast path: a delta event (see AnthropicToolCalls.feed)
+            if type(event) is dict:
+                if event["type"] != "content_block_delta":
+                    return self._feed(event)
+                delta = event["delta"]
+                kind = delta["type"]
+                if kind != "text_delta":
+                    return self.value if isinstance(kind, str) else self._feed(event)  # tool input, thinking
+                text = delta["text"]
+            else:
+                if event.type != "content_block_delta":
+                    return self._feed(event)
+                delta = event.delta
+                kind = delta.type
+                if kind != "text_delta":
+                    return self.value if isinstance(kind, str) else self._feed(event)
+                text = delta.text
+        except (AttributeError, LookupError, TypeError):
+            return self._feed(event)
+        return self._append(text) if type(text) is str else self._feed(event)
+
+    def _feed(self, event: Any) -> Any:
+        kind = get_field(event, "type")
+        if kind == "content_block_delta":
+            delta = get_field(event, "delta")
+            if get_field(delta, "type") == "text_delta":
+                text = get_field(delta, "text")
+                if isinstance(text, str):
+                    self._append(text)
+        elif kind == "content_block_start":
+            block = get_field(event, "content_block")
+            if get_field(block, "type") == "text":
+                text = get_field(block, "text")
+                if isinstance(text, str):
+                    self._append(text)
+        elif kind == "message_stop":
+            self.finish()
+        return self.value

@@ -1,0 +1,169 @@
+"""OpenAI Chat Completions: tool calls (``choices[].delta.tool_calls[]``) and structured output (``delta.content``).
+
+Also the chunks of the many providers that speak the same protocol, and the ``ChunkEvent`` objects of the SDK's
+``client.chat.completions.stream()`` helper (its other events repeat what the chunks carry and are skipped).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field, unique
+
+__all__ = ["OpenAIChatToolCalls", "OpenAIChatStructuredOutput"]
+
+
+class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
+    """Tool calls from OpenAI Chat Completions chunks (``ChatCompletionChunk`` objects or dicts).
+
+    A call is keyed by ``(choice index, tool call index)``, so parallel calls and ``n > 1`` choices stream side by
+    side. A choice's calls end with its ``finish_reason``; call :meth:`finish` at the end of the stream for any that
+    a provider left open (:meth:`stream` does). The chunk events of the SDK's ``chat.completions.stream()`` helper are
+    read too.
+    """
+
+    def feed(self, chunk: Any) -> list[LiveToolCall]:
+        """Read one chunk; return the calls it changed."""
+        # The fast path: one choice whose delta carries text, or one piece of one call's arguments. Any other shape
+        # raises here or fails a check below, and goes to the general path.
+        try:
+            if type(chunk) is dict:
+                (choice,) = chunk["choices"]
+                delta = choice["delta"]
+                tool_calls = delta.get("tool_calls")
+                if tool_calls is not None:
+                    (tool_call,) = tool_calls
+                    function = tool_call["function"]
+                    key = (choice.get("index", 0), tool_call["index"])
+                    call_id, name, text = tool_call.get("id"), function.get("name"), function["arguments"]
+                finish_reason = choice.get("finish_reason")
+            else:
+                fields = chunk.__dict__  # not chunk.choices: an SDK helper event has no such field (see _common)
+                choices = fields.get("choices")
+                if choices is None:
+                    kind = fields.get("type")
+                    if kind == "chunk":  # the streaming helper's ChunkEvent wraps the chunk
+                        return self.feed(fields["chunk"])
+                    if isinstance(kind, str):  # its other events repeat what the chunks carry
+                        return []
+                (choice,) = choices
+                delta = choice.delta
+                tool_calls = delta.tool_calls
+                if tool_calls is not None:
+                    (tool_call,) = tool_calls
+                    function = tool_call.function
+                    key = (choice.index, tool_call.index)
+                    call_id, name, text = tool_call.id, function.name, function.arguments
+                finish_reason = choice.finish_reason
+        except (AttributeError, LookupError, TypeError, ValueError):
+            return self._feed(chunk)
+        if finish_reason is None:
+            if tool_calls is None:
+                return []  # text, a refusal or the role: no call changed
+            call = self._open.get(key)
+            if (
+                call is not None
+                and type(text) is str
+                and (call_id is None or call_id == call.id)
+                and (name is None or call.name is not None)
+            ):
+                if not text:
+                    return []
+                call.arguments = call._stream.append(text)
+                return [call]
+        return self._feed(chunk)
+
+    def _feed(self, chunk: Any) -> list[LiveToolCall]:
+        """The general path: any shape of chunk."""
+        if get_field(chunk, "type") == "chunk":
+            chunk = get_field(chunk, "chunk")
+        changed: list[LiveToolCall] = []
+        for choice in get_field(chunk, "choices", ()):
+            choice_index = get_field(choice, "index", 0)
+            for tool_call in get_field(get_field(choice, "delta"), "tool_calls", ()):
+                changed.extend(self._read_tool_call(choice_index, tool_call))
+            if get_field(choice, "finish_reason") is not None:
+                changed.extend(self._finish_open([key for key in self._open if key[0] == choice_index]))
+        return unique(changed)
+
+    def _read_tool_call(self, choice_index: int, tool_call: Any) -> list[LiveToolCall]:
+        key = (choice_index, get_field(tool_call, "index", 0))
+        call_id = get_field(tool_call, "id")
+        function = get_field(tool_call, "function")
+        name = get_field(function, "name")
+        changed = []
+        call = self._open.get(key)
+        # Some providers give every parallel call the same index; a new id at an index is a new call.
+        if call is not None and call_id is not None and call.id is not None and call_id != call.id:
+            changed.extend(self._finish_open([key]))
+            call = None
+        if call is None:
+            call = self._start(key, call_id, name)
+            changed.append(call)
+        elif (call_id is not None and call.id is None) or (name is not None and call.name is None):
+            call.id = call.id or call_id
+            call.name = call.name or name
+            changed.append(call)
+        if call._append(get_field(function, "arguments", "")):
+            changed.append(call)
+        return changed
+
+
+class OpenAIChatStructuredOutput(StructuredOutput):
+    """Structured output from OpenAI Chat Completions chunks: the ``delta.content`` of one choice, under a JSON-schema
+    ``response_format`` (or JSON mode).
+
+    ``feed(chunk)`` returns the value so far (``MISSING`` until it starts). The choice's ``finish_reason`` ends the
+    output with one strict parse (``result``, ``error``); a refusal (``delta.refusal``) is kept in ``refusal`` and
+    makes ``error`` say so. With ``model=`` (a pydantic model or any type ``pydantic.TypeAdapter`` takes) the values are
+    typed: ``streaming_json.pydantic.ModelStream`` partial values, and a validated instance at the end.
+    """
+
+    def __init__(
+        self, model: Any = None, *, choice: int = 0, parser_factory: Optional[Callable[..., Any]] = None
+    ) -> None:
+        super().__init__(model, parser_factory=parser_factory)
+        self.choice = choice
+        """The index of the choice read (with ``n > 1``)."""
+
+    def feed(self, chunk: Any) -> Any:
+        """Read one chunk; return the value so far."""
+        try:  # the fast path: one choice whose delta carries a piece of text (see OpenAIChatToolCalls.feed)
+            if type(chunk) is dict:
+                (choice,) = chunk["choices"]
+                delta = choice["delta"]
+                text, refusal = delta.get("content"), delta.get("refusal")
+                index, finish_reason = choice.get("index", 0), choice.get("finish_reason")
+            else:
+                fields = chunk.__dict__
+                choices = fields.get("choices")
+                if choices is None:
+                    kind = fields.get("type")
+                    if kind == "chunk":
+                        return self.feed(fields["chunk"])
+                    if isinstance(kind, str):
+                        return self.value
+                (choice,) = choices
+                delta = choice.delta
+                text, refusal = delta.content, delta.refusal
+                index, finish_reason = choice.index, choice.finish_reason
+        except (AttributeError, LookupError, TypeError, ValueError):
+            return self._feed(chunk)
+        if type(text) is str and refusal is None and finish_reason is None and index == self.choice:
+            return self._append(text)
+        return self._feed(chunk)
+
+    def _feed(self, chunk: Any) -> Any:
+        if get_field(chunk, "type") == "chunk":
+            chunk = get_field(chunk, "chunk")
+        for choice in get_field(chunk, "choices", ()):
+            if get_field(choice, "index", 0) != self.choice:
+                continue
+            delta = get_field(choice, "delta")
+            self._append_refusal(get_field(delta, "refusal"))
+            text = get_field(delta, "content")
+            if isinstance(text, str):
+                self._append(text)
+            if get_field(choice, "finish_reason") is not None:
+                self.finish()
+        return self.value

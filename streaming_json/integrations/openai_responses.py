@@ -1,0 +1,150 @@
+"""OpenAI Responses API: function calls (``response.function_call_arguments.delta`` ...) and structured output
+(``response.output_text.delta``), from the raw events of ``client.responses.create(..., stream=True)`` or the events
+of the SDK's ``client.responses.stream()`` helper (which have the same types)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Optional
+
+from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field
+
+__all__ = ["OpenAIResponsesToolCalls", "OpenAIResponsesStructuredOutput"]
+
+_ENDS = frozenset(("response.completed", "response.incomplete", "response.failed"))
+
+
+class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
+    """Function calls from OpenAI Responses API stream events (the SDK's event objects or dicts).
+
+    A call starts with ``response.output_item.added`` (an item of type ``function_call``), grows with
+    ``response.function_call_arguments.delta`` and ends with ``response.function_call_arguments.done`` or
+    ``response.output_item.done``, whose complete text is taken with ``replace()``: where it does not continue the
+    text streamed so far, the call starts over from it. Calls are keyed by ``output_index``; ``id`` is the call's
+    ``call_id``. The end of the response (``response.completed``, ``.incomplete``, ``.failed``) ends open calls.
+    """
+
+    def feed(self, event: Any) -> list[LiveToolCall]:
+        """Read one event; return the calls it changed."""
+        # The fast path: an arguments delta. Any other shape raises here or fails a check below: the general path.
+        try:
+            if type(event) is dict:
+                if event["type"] != "response.function_call_arguments.delta":
+                    return self._feed(event)
+                index, text = event["output_index"], event["delta"]
+            else:
+                if event.type != "response.function_call_arguments.delta":  # every event of the SDK has a type
+                    return self._feed(event)
+                index, text = event.output_index, event.delta
+        except (AttributeError, LookupError, TypeError):
+            return self._feed(event)
+        call = self._open.get(index)
+        if call is not None and type(text) is str:
+            if not text:
+                return []
+            call.arguments = call._stream.append(text)
+            return [call]
+        return self._feed(event)
+
+    def _feed(self, event: Any) -> list[LiveToolCall]:
+        """The general path: every kind of event."""
+        kind = get_field(event, "type")
+        if kind == "response.function_call_arguments.delta":
+            call = self._open_call(get_field(event, "output_index"))
+            return [call] if call._append(get_field(event, "delta", "")) else []
+        if kind == "response.output_item.added":
+            return self._start_item(get_field(event, "output_index"), get_field(event, "item"))
+        if kind == "response.function_call_arguments.done":
+            index = get_field(event, "output_index")
+            return self._end_item(index, get_field(event, "arguments"), get_field(event, "name"))
+        if kind == "response.output_item.done":
+            index = get_field(event, "output_index")
+            item = get_field(event, "item")
+            if get_field(item, "type") != "function_call" or index not in self._open:
+                return []
+            return self._end_item(index, get_field(item, "arguments"), get_field(item, "name"))
+        if kind in _ENDS:
+            return self.finish()
+        return []
+
+    def _start_item(self, index: Optional[int], item: Any) -> list[LiveToolCall]:
+        if get_field(item, "type") != "function_call":
+            return []
+        call = self._start(index, get_field(item, "call_id"), get_field(item, "name"))
+        call._replace(get_field(item, "arguments", ""))
+        return [call]
+
+    def _open_call(self, index: Optional[int]) -> LiveToolCall:
+        """The open call at ``index``; a new nameless one for a stream joined after its ``output_item.added``."""
+        call = self._open.get(index)
+        return call if call is not None else self._start(index, None, None)
+
+    def _end_item(self, index: Optional[int], arguments: Optional[str], name: Optional[str]) -> list[LiveToolCall]:
+        call = self._open_call(index)
+        if arguments is not None:
+            call._replace(arguments)
+        call.name = call.name or name
+        return self._finish_open([index])
+
+
+class OpenAIResponsesStructuredOutput(StructuredOutput):
+    """Structured output from OpenAI Responses API stream events: the text of ``response.output_text.delta`` events
+    (all output text parts in order, as the SDK's ``response.output_text`` joins them), under a JSON-schema
+    ``text.format``.
+
+    ``feed(event)`` returns the value so far (``MISSING`` until it starts); the SDK's own helper parses only at
+    ``response.output_text.done``. A part's ``output_text.done`` text is taken as its complete text (appending what
+    deltas lost, starting over where it differs); the end of the response (``response.completed``, ``.incomplete``,
+    ``.failed``) ends the output with one strict parse. A refusal (``response.refusal.delta``) is kept in
+    ``refusal``. ``model=`` gives typed values, as for :class:`OpenAIChatStructuredOutput`.
+    """
+
+    def __init__(self, model: Any = None, *, parser_factory: Optional[Callable[..., Any]] = None) -> None:
+        super().__init__(model, parser_factory=parser_factory)
+        self._part: Any = None  # (output_index, content_index) of the part being read
+        self._part_start = 0  # where its text starts in the text
+
+    def feed(self, event: Any) -> Any:
+        """Read one event; return the value so far."""
+        try:  # the fast path: a text delta of the current part (see OpenAIResponsesToolCalls.feed)
+            if type(event) is dict:
+                if event["type"] != "response.output_text.delta":
+                    return self._feed(event)
+                part, text = (event["output_index"], event["content_index"]), event["delta"]
+            else:
+                if event.type != "response.output_text.delta":
+                    return self._feed(event)
+                part, text = (event.output_index, event.content_index), event.delta
+        except (AttributeError, LookupError, TypeError):
+            return self._feed(event)
+        if type(text) is str and part == self._part:
+            return self._append(text)
+        return self._feed(event)
+
+    def _feed(self, event: Any) -> Any:
+        kind = get_field(event, "type")
+        if kind == "response.output_text.delta":
+            self._enter_part(event)
+            text = get_field(event, "delta")
+            if isinstance(text, str):
+                self._append(text)
+        elif kind == "response.output_text.done":
+            text = get_field(event, "text")
+            if isinstance(text, str) and self.result is None:
+                if self._enter_part(event):
+                    self._append(text)
+                else:
+                    self._replace_from(self._part_start, text)
+        elif kind == "response.refusal.delta":
+            self._append_refusal(get_field(event, "delta"))
+        elif kind in _ENDS:
+            self.finish()
+        return self.value
+
+    def _enter_part(self, event: Any) -> bool:
+        """Make the event's text part the current one; return whether it is a new part."""
+        part = (get_field(event, "output_index"), get_field(event, "content_index"))
+        if part == self._part:
+            return False
+        self._part = part
+        self._part_start = len(self.text)
+        return True
