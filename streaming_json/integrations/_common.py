@@ -14,7 +14,7 @@ import contextlib
 from collections.abc import AsyncIterator, Hashable, Iterable, Iterator, Mapping
 from typing import Any, Callable, Generic, NamedTuple, Optional, Protocol, TypeVar
 
-from .. import MISSING, StreamingJsonParser, ToolCallArgumentsStream, parse_json_with_repair
+from .. import MISSING, StreamingJsonParser, ToolCallArgumentsStream, parse_json_with_repair, parse_tool_call_arguments
 from .._types import ToolCallReplace, ToolCallResult
 
 __all__ = [
@@ -95,12 +95,69 @@ class ArgumentsStream(Protocol):
         """The final arguments, or the error."""
 
 
+class TypedArguments:
+    """The argument stream of a call to a tool with a declared type: one ``streaming_json.pydantic.ModelStream`` gives
+    both the plain partial arguments and the typed partial value (``parsed``), reading each piece once."""
+
+    def __init__(self, model: Any, text: str = "", parser_class: Optional[Callable[..., Any]] = None) -> None:
+        from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
+
+        self._typed: Any = ModelStream(model, parser_class=parser_class)
+        self._arguments: dict[str, Any] = {}
+        self._shown: Any = MISSING
+        self.parsed: Any = None
+        """The typed partial value while the call streams; the validated instance once done, or None if invalid."""
+        self.model_result: Any = None
+        """The ``ModelResult`` of the final validation, once done."""
+        if text:
+            self.append(text)
+
+    @property
+    def text(self) -> str:
+        """The raw argument text received so far."""
+        return str(self._typed.text)
+
+    def append(self, delta: str) -> dict[str, Any]:
+        """Append a piece of argument text; return the plain partial arguments (a new dict whenever they changed)."""
+        self.parsed = self._typed.append(delta)
+        return self._plain_arguments()
+
+    def replace(self, text: str) -> ToolCallReplace:
+        """Take the complete argument text so far, as ``ToolCallArgumentsStream.replace`` does."""
+        current = self.text
+        delta = text[len(current) :] if text.startswith(current) else None
+        self.parsed = self._typed.replace(text)
+        return ToolCallReplace(delta, self._plain_arguments())
+
+    def finish(self) -> ToolCallResult:
+        """One strict parse of the complete text (as for any call), and one validation against the tool's type."""
+        result = parse_tool_call_arguments(self.text)
+        if not self.text.strip(" \t\n\r"):
+            self._typed.append("{}")  # blank arguments read as {}, as for a call without a declared type
+        self.model_result = self._typed.finish()
+        self.parsed = self.model_result.value
+        if result.error is None and self.model_result.error is not None:
+            return ToolCallResult({}, self.model_result.message)
+        return result
+
+    def _plain_arguments(self) -> dict[str, Any]:
+        plain = self._typed.plain_value
+        if plain is not self._shown:
+            self._shown = plain
+            self._arguments = plain if type(plain) is dict else {}
+        return self._arguments
+
+
 class LiveToolCall:
     """One tool call as it streams: its id and name as soon as they are known, and its arguments so far.
 
     While the call streams, ``arguments`` are the partial arguments (a new dict whenever they change). When it ends,
     ``done`` is true, ``result`` is the :class:`~streaming_json.ToolCallResult` of one strict parse of the complete
     text, and ``arguments`` are the final arguments: ``{}`` if the text was malformed, when ``error`` says why.
+
+    A call to a tool given a type (``models={name: type}``) also has ``parsed``: the typed partial value while it
+    streams (``streaming_json.pydantic``), the validated instance once done; or None, with ``error`` saying why and
+    ``arguments`` empty, when the arguments do not validate.
     """
 
     __slots__ = ("key", "id", "name", "arguments", "done", "result", "_stream")
@@ -134,8 +191,15 @@ class LiveToolCall:
 
     @property
     def error(self) -> Optional[str]:
-        """None, or why the complete arguments are malformed (ends with ``Received arguments:`` and the text)."""
+        """None, or why the complete arguments are malformed or, for a typed tool, invalid (ends with ``Received
+        arguments:`` and the text)."""
         return None if self.result is None else self.result.error
+
+    @property
+    def parsed(self) -> Any:
+        """For a tool given a type: the typed partial value, then the validated instance (None if invalid); else
+        None."""
+        return getattr(self._stream, "parsed", None)
 
     def __repr__(self) -> str:
         state = "done" if self.done else "streaming"
@@ -165,8 +229,18 @@ _Key = TypeVar("_Key", bound=Hashable)
 class ToolCallAccumulator(Generic[_Key]):
     """The calls of one stream: all of them in order, and the open ones by key. Subclasses read one API's events."""
 
-    def __init__(self, stream_factory: Optional[Callable[[], ArgumentsStream]] = None) -> None:
+    def __init__(
+        self,
+        stream_factory: Optional[Callable[[], ArgumentsStream]] = None,
+        *,
+        models: Optional[Mapping[str, Any]] = None,
+        parser_factory: Optional[Callable[..., Any]] = None,
+    ) -> None:
+        """``models`` maps tool names to types (a pydantic model, or any type ``TypeAdapter`` takes): calls to those
+        tools get typed partial values in ``parsed``. ``parser_factory`` is the parser class of their typed streams."""
         self._stream_factory: Callable[[], ArgumentsStream] = stream_factory or ToolCallArgumentsStream
+        self._models: Mapping[str, Any] = models or {}
+        self._parser_factory = parser_factory
         self._calls: list[LiveToolCall] = []
         self._open: dict[_Key, LiveToolCall] = {}
 
@@ -213,10 +287,21 @@ class ToolCallAccumulator(Generic[_Key]):
             yield call
 
     def _start(self, key: _Key, id: Optional[str], name: Optional[str]) -> LiveToolCall:
-        call = LiveToolCall(key, id, name, self._stream_factory())
+        model = self._models.get(name) if name is not None else None
+        stream = self._stream_factory() if model is None else TypedArguments(model, "", self._parser_factory)
+        call = LiveToolCall(key, id, name, stream)
         self._calls.append(call)
         self._open[key] = call
         return call
+
+    def _named(self, call: LiveToolCall, name: Optional[str]) -> None:
+        """The call's name, where it came after the call started: a typed tool's stream takes over the text so far."""
+        if call.name is None and name is not None:
+            call.name = name
+            model = self._models.get(name)
+            if model is not None and not isinstance(call._stream, TypedArguments):
+                call._stream = TypedArguments(model, call._stream.text, self._parser_factory)
+                call.arguments = call._stream.append("")
 
     def _finish_open(self, keys: Iterable[_Key]) -> list[LiveToolCall]:
         finished = []
@@ -244,14 +329,6 @@ class StructuredOutputResult(NamedTuple):
     ``error`` is set."""
     error: Optional[str]
     """None, or a message naming the problem and ending with ``Received output:`` and the text."""
-
-
-def snapshot_parser(factory: Callable[..., Any]) -> Any:
-    """A parser for snapshots alone: without change objects where the core offers that (``changes=False``)."""
-    try:
-        return factory(changes=False)
-    except TypeError:  # a core without the option builds the change lists, and they are dropped
-        return factory()
 
 
 class StructuredOutput:
@@ -284,7 +361,7 @@ class StructuredOutput:
         self.value: Any = MISSING
         if self._model is None:
             self._typed: Any = None
-            self._parser: Any = snapshot_parser(self._parser_factory)
+            self._parser: Any = self._parser_factory(changes=False)  # snapshots alone: no change objects
         else:
             from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
 
@@ -360,10 +437,7 @@ class StructuredOutput:
             self.result = StructuredOutputResult(None, f"The model refused: {self.refusal}")
         elif self._typed is not None:
             self.model_result = self._typed.finish()
-            error = None
-            if self.model_result.error is not None:
-                message_for = getattr(self.model_result, "message_for", None)  # "Received output:", not "arguments:"
-                error = str(message_for("output") if message_for is not None else self.model_result.message)
+            error = None if self.model_result.error is None else self.model_result.message_for("output")
             self.result = StructuredOutputResult(self.model_result.value, error)
         else:
             try:

@@ -102,7 +102,7 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
             changed.append(call)
         elif (call_id is not None and call.id is None) or (name is not None and call.name is None):
             call.id = call.id or call_id
-            call.name = call.name or name
+            self._named(call, name)
             changed.append(call)
         if call._append(get_field(function, "arguments", "")):
             changed.append(call)

@@ -80,9 +80,9 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
 
     def _end_item(self, index: Optional[int], arguments: Optional[str], name: Optional[str]) -> list[LiveToolCall]:
         call = self._open_call(index)
+        self._named(call, name)
         if arguments is not None:
             call._replace(arguments)
-        call.name = call.name or name
         return self._finish_open([index])
 
 
