@@ -168,6 +168,7 @@ class DoneChange(JsonChange):
 
 # --- Lexical classes ----------------------------------------------------------------------------------------------
 
+_BLANKS = " \t\n\r"
 _WHITESPACE_RUN = re.compile(r"[ \t\n\r]*")
 _STRING_RUN = re.compile(r'[^"\\]*')
 # In JSON Lines a newline ends the line wherever it is: these runs stop at it.
@@ -447,7 +448,8 @@ class StreamingJsonParser:
         while position < length:
             mode = self._mode
             if mode == _STRUCTURE:
-                position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]  # a * run always matches
+                if text[position] in _BLANKS:  # compact JSON has none: no regex call where there is no run
+                    position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]
                 if position < length:
                     if text[position] == "\n":  # only in JSON Lines: elsewhere the blank run took it
                         self._end_line()
@@ -951,6 +953,26 @@ class StreamingJsonParser:
                 outer[-1] = copy
             copy = outer
         return copy
+
+
+def _compile_loops_apart_on_pypy() -> None:
+    """On PyPy, have the JIT compile the reading loop and the snapshot's copy loop as functions of their own.
+
+    PyPy's JIT inlines the functions a traced loop calls. Inlined into the caller's loop over pieces, ``_read`` and
+    ``_build_snapshot`` enter their own loops from a different trace for every combination of what a piece holds
+    (a key, a number, the end of a string, ...), and the JIT keeps compiling bridges for new combinations. Called as
+    functions of their own, each is compiled once, with a bridge per kind of token. Measured with bench/pypy.py:
+    structured output in token pieces 3x faster once warm, the real corpus 20 % faster, and JIT warm-up shorter.
+    """
+    try:
+        import pypyjit  # type: ignore[import-not-found]
+    except ImportError:  # not PyPy
+        return
+    for function in (StreamingJsonParser._read, StreamingJsonParser._build_snapshot):
+        pypyjit.dont_trace_here(0, False, function.__code__)  # "do not inline": at the function's first instruction
+
+
+_compile_loops_apart_on_pypy()
 
 
 class ToolCallArgumentsStream:
