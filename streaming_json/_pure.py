@@ -168,12 +168,10 @@ class DoneChange(JsonChange):
 
 # --- Lexical classes ----------------------------------------------------------------------------------------------
 
-_BLANKS = " \t\n\r"
+_BLANKS = " \t\n\r"  # what the blank runs below are made of
 _WHITESPACE_RUN = re.compile(r"[ \t\n\r]*")
-_STRING_RUN = re.compile(r'[^"\\]*')
 # In JSON Lines a newline ends the line wherever it is: these runs stop at it.
 _BLANK_RUN_IN_LINE = re.compile(r"[ \t\r]*")
-_STRING_RUN_IN_LINE = re.compile(r'[^"\\\n]*')
 # Prose: where a document may start (and, in JSON Lines, where the line ends); what may follow its bracket.
 _PROSE_STOP = re.compile(r"[{\[]")
 _PROSE_STOP_IN_LINE = re.compile(r"[{\[\n]")
@@ -288,7 +286,6 @@ class StreamingJsonParser:
         "_prose",
         "_lines",
         "_blank_run",
-        "_string_run",
         "_prose_stop",
         "_prose_bracket",
         "_prose_literal",
@@ -346,7 +343,6 @@ class StreamingJsonParser:
         self._documents: Optional[list[Any]] = None
         self._lines = False
         self._blank_run = _WHITESPACE_RUN
-        self._string_run = _STRING_RUN
         self._line_number = 1
         self._line_done = False
         self._line_has_text = False
@@ -448,14 +444,14 @@ class StreamingJsonParser:
         while position < length:
             mode = self._mode
             if mode == _STRUCTURE:
-                if text[position] in _BLANKS:  # compact JSON has none: no regex call where there is no run
-                    position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]
-                if position < length:
-                    if text[position] == "\n":  # only in JSON Lines: elsewhere the blank run took it
-                        self._end_line()
-                        position += 1
-                    else:
-                        position = self._read_structure(text, position)
+                char = text[position]
+                if char not in _BLANKS:
+                    position = self._read_structure(char, position)
+                elif char == "\n" and self._lines:
+                    self._end_line()
+                    position += 1
+                else:
+                    position = self._skip_blanks(text, position + 1, length)
             elif mode == _STRING:
                 position = self._read_string(text, position, length)
             elif mode == _WORD:
@@ -473,8 +469,14 @@ class StreamingJsonParser:
 
     # --- Structure ----------------------------------------------------------------------------------------------
 
-    def _read_structure(self, text: str, position: int) -> int:
-        char = text[position]
+    def _skip_blanks(self, text: str, position: int, length: int) -> int:
+        """Skip the rest of a blank run. Most runs are one blank (``json.dumps`` writes ", " and ": "): a run goes to
+        the regular expression only from its second blank on."""
+        if position < length and text[position] in _BLANKS:
+            position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]  # a * run always matches
+        return position
+
+    def _read_structure(self, char: str, position: int) -> int:
         if char == '"':
             self._begin_string()
         elif char == "{" or char == "[":
@@ -608,13 +610,26 @@ class StreamingJsonParser:
         self._dirty = True
 
     def _read_string(self, text: str, position: int, length: int) -> int:
+        # Plain text runs to a quote or backslash (or, in JSON Lines, a newline). str.find scans in C on both
+        # interpreters; the quote found is kept while escapes come before it, so that each character is scanned once.
+        quote = -1
         while position < length:
             if self._escape or self._high_surrogate:
                 if self._lines and text[position] == "\n":
                     break
                 position = self._read_escape(text, position)
                 continue
-            run_end = self._string_run.match(text, position).end()  # type: ignore[union-attr]
+            if quote < position:
+                quote = text.find('"', position)
+                if quote < 0:
+                    quote = length
+            run_end = text.find("\\", position, quote)
+            if run_end < 0:
+                run_end = quote
+            if self._lines:
+                newline = text.find("\n", position, run_end)
+                if newline >= 0:
+                    run_end = newline
             if run_end > position:
                 self._add_text(text[position:run_end])
                 position = run_end
@@ -1060,7 +1075,6 @@ class StreamingJsonDocuments:
         if lines:
             parser._lines = True
             parser._blank_run = _BLANK_RUN_IN_LINE
-            parser._string_run = _STRING_RUN_IN_LINE
             parser._prose_stop = _PROSE_STOP_IN_LINE
         self._parser = parser
         self._count = 0
