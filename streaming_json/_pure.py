@@ -178,12 +178,38 @@ _PROSE_STOP_IN_LINE = re.compile(r"[{\[\n]")
 _ENDS_LITERAL_IN_ARRAY = frozenset(" \t\n\r,]")
 _CONTINUES_AFTER = {"{": frozenset(PROSE_CONTINUES_AFTER_BRACE), "[": frozenset(PROSE_CONTINUES_AFTER_BRACKET)}
 _WORD_RUN = re.compile(r'[^ \t\n\r,:\[\]{}"]*')
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+# A number word is read one character at a time by the automaton of JSON's number grammar: its state says what the
+# text so far is a prefix of. A word that stops being a prefix of a number shows nothing more until it ends. (An
+# automaton, not a regular expression over the text: it carries over between pieces, and on PyPy each regular
+# expression call leaves the JIT's trace.)
+_NOT_A_NUMBER = -1
+_NUMBER_START, _MINUS, _ZERO, _INTEGER, _POINT, _FRACTION, _EXPONENT, _EXPONENT_SIGN, _EXPONENT_DIGITS = range(9)
+_DIGITS = "0123456789"
+_TO_INTEGER = dict.fromkeys("123456789", _INTEGER)
+_TO_POINT_OR_EXPONENT = {".": _POINT, "e": _EXPONENT, "E": _EXPONENT}
+_NUMBER_STEPS: tuple[dict[str, int], ...] = (
+    {"-": _MINUS, "0": _ZERO, **_TO_INTEGER},  # _NUMBER_START
+    {"0": _ZERO, **_TO_INTEGER},  # _MINUS: "-"
+    _TO_POINT_OR_EXPONENT,  # _ZERO: "0", "-0"
+    {"0": _INTEGER, **_TO_INTEGER, **_TO_POINT_OR_EXPONENT},  # _INTEGER: "12"
+    dict.fromkeys(_DIGITS, _FRACTION),  # _POINT: "1."
+    {**dict.fromkeys(_DIGITS, _FRACTION), "e": _EXPONENT, "E": _EXPONENT},  # _FRACTION: "1.5"
+    {"+": _EXPONENT_SIGN, "-": _EXPONENT_SIGN, **dict.fromkeys(_DIGITS, _EXPONENT_DIGITS)},  # _EXPONENT: "1e"
+    dict.fromkeys(_DIGITS, _EXPONENT_DIGITS),  # _EXPONENT_SIGN: "1e+"
+    dict.fromkeys(_DIGITS, _EXPONENT_DIGITS),  # _EXPONENT_DIGITS: "1e5"
+)
+# Where a run of digits leads, from the states where that does not depend on which digits they are.
+_AFTER_DIGITS = {
+    _INTEGER: _INTEGER,
+    _POINT: _FRACTION,
+    _FRACTION: _FRACTION,
+    _EXPONENT: _EXPONENT_DIGITS,
+    _EXPONENT_SIGN: _EXPONENT_DIGITS,
+    _EXPONENT_DIGITS: _EXPONENT_DIGITS,
+}
+_COMPLETE_NUMBER = frozenset((_ZERO, _INTEGER, _FRACTION, _EXPONENT_DIGITS))
 # An unterminated number whose exponent has no digits yet shows the value before the exponent.
-_NUMBER_BEFORE_BARE_EXPONENT = re.compile(r"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?)[eE][+-]?")
-# A prefix of a JSON number (what a pending number word may still become one from); a word that stops being one
-# shows nothing more until it ends. Its state is carried between pieces as the shortest text in the same state.
-_NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:\.(?:[0-9]+(?:[eE][+-]?[0-9]*)?)?|[eE][+-]?[0-9]*)?)?")
+_BARE_EXPONENT = frozenset((_EXPONENT, _EXPONENT_SIGN))
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _LITERALS = {"true": True, "false": False, "null": None}
@@ -211,20 +237,35 @@ def _number_value(text: str) -> Any:
         return float(text)
 
 
-def _finished_word_value(kind: int, text: str) -> Any:
+def _number_state_after(state: int, run: str) -> int:
+    """The state of a number word in ``state`` grown by ``run``."""
+    if run.isdigit() and run.isascii():  # the usual run: no loop over its characters
+        if state in _AFTER_DIGITS:
+            return _AFTER_DIGITS[state]
+        if state in (_NUMBER_START, _MINUS) and run[0] != "0":
+            return _INTEGER
+    for char in run:
+        state = _NUMBER_STEPS[state].get(char, _NOT_A_NUMBER)
+        if state == _NOT_A_NUMBER:
+            break
+    return state
+
+
+def _finished_word_value(kind: int, number_state: int, text: str) -> Any:
     if kind == _NUMBER_WORD:
-        return _number_value(text) if _NUMBER.fullmatch(text) else _NOTHING
+        return _number_value(text) if number_state in _COMPLETE_NUMBER else _NOTHING
     if kind == _LITERAL_WORD:
         return _LITERALS.get(text, _NOTHING)
     return _NOTHING
 
 
-def _pending_word_value(kind: int, text: str) -> Any:
+def _pending_word_value(kind: int, number_state: int, text: str) -> Any:
     if kind == _NUMBER_WORD:
-        if _NUMBER.fullmatch(text):
+        if number_state in _COMPLETE_NUMBER:
             return _number_value(text)
-        bare_exponent = _NUMBER_BEFORE_BARE_EXPONENT.fullmatch(text)
-        return _number_value(bare_exponent.group(1)) if bare_exponent else _NOTHING
+        if number_state in _BARE_EXPONENT:
+            return _number_value(text[: max(text.rfind("e"), text.rfind("E"))])
+        return _NOTHING
     if kind == _LITERAL_WORD:
         for word, value in _LITERALS.items():
             if word.startswith(text):
@@ -313,7 +354,7 @@ class StreamingJsonParser:
         "_word_chunks",
         "_word_length",
         "_word_live",
-        "_word_state",
+        "_number_state",
         "_changes",
         "_open_members",
         "_credit",
@@ -368,7 +409,7 @@ class StreamingJsonParser:
         self._word_chunks: list[str] = []
         self._word_length = 0
         self._word_live = False  # the word can still become a number or literal: its characters may change the value
-        self._word_state = ""  # a number word's state, as the shortest text in it ("-", "0", "1", "1.", "1e", ...)
+        self._number_state = _NUMBER_START  # where a number word is in the number grammar (while it is live)
         self._changes: list[JsonChange] = []
         self._open_members = 0  # members and elements held by open containers: the copy cost of the open path
         self._credit = 0
@@ -753,7 +794,7 @@ class StreamingJsonParser:
         self._mode = _WORD
         self._word_chunks = []
         self._word_length = 0
-        self._word_state = ""
+        self._number_state = _NUMBER_START
         if first == "-" or "0" <= first <= "9":
             self._word_kind = _NUMBER_WORD
         elif first == "t" or first == "f" or first == "n":
@@ -789,17 +830,8 @@ class StreamingJsonParser:
     def _still_live(self, run: str) -> bool:
         """Whether the word, grown by ``run``, is still a prefix of a JSON number or of its literal."""
         if self._word_kind == _NUMBER_WORD:
-            text = self._word_state + run
-            if _NUMBER_PREFIX.fullmatch(text) is None:
-                return False
-            exponent = max(text.rfind("e"), text.rfind("E"))
-            if exponent >= 0:
-                self._word_state = "1e" + ("" if exponent == len(text) - 1 else text[-1] if text[-1] in "+-" else "5")
-            elif "." in text:
-                self._word_state = "1." if text[-1] == "." else "1.5"
-            else:
-                self._word_state = "-" if text == "-" else "0" if text.lstrip("-") == "0" else "1"
-            return True
+            self._number_state = _number_state_after(self._number_state, run)
+            return self._number_state != _NOT_A_NUMBER
         literal = _LITERAL_BY_FIRST[self._word_chunks[0][0]]
         start = self._word_length - len(run)
         return self._word_length <= len(literal) and literal[start : self._word_length] == run
@@ -818,7 +850,7 @@ class StreamingJsonParser:
             return
         frame = self._frames[-1] if self._frames else None
         self._dirty = True
-        value = _finished_word_value(self._word_kind, self._word_text())
+        value = _finished_word_value(self._word_kind, self._number_state, self._word_text())
         if value is _NOTHING:
             if frame is not None:  # a dropped member; at the root, the next value may still start
                 frame.phase = _AFTER_VALUE
@@ -837,7 +869,7 @@ class StreamingJsonParser:
             return _NOTHING
         if kind == _LITERAL_WORD and self._word_length > _LITERAL_MAX_LENGTH:
             return _NOTHING
-        return _pending_word_value(kind, self._word_text())
+        return _pending_word_value(kind, self._number_state, self._word_text())
 
     # --- Prose, documents and lines -----------------------------------------------------------------------------
 
