@@ -485,14 +485,7 @@ class StreamingJsonParser:
         while position < length:
             mode = self._mode
             if mode == _STRUCTURE:
-                char = text[position]
-                if char not in _BLANKS:
-                    position = self._read_structure(char, position)
-                elif char == "\n" and self._lines:
-                    self._end_line()
-                    position += 1
-                else:
-                    position = self._skip_blanks(text, position + 1, length)
+                position = self._read_structure(text, position, length)
             elif mode == _STRING:
                 position = self._read_string(text, position, length)
             elif mode == _WORD:
@@ -517,7 +510,10 @@ class StreamingJsonParser:
             position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]  # a * run always matches
         return position
 
-    def _read_structure(self, char: str, position: int) -> int:
+    def _read_structure(self, text: str, position: int, length: int) -> int:
+        # The character is a local of this method, not of _read's loop: on PyPy a local that lives on across the
+        # loop's iterations is an object the JIT must allocate for every one of them.
+        char = text[position]
         if char == '"':
             self._begin_string()
         elif char == "{" or char == "[":
@@ -528,6 +524,11 @@ class StreamingJsonParser:
             self._read_comma()
         elif char == ":":
             self._read_colon()
+        elif char in _BLANKS:
+            if char == "\n" and self._lines:
+                self._end_line()
+                return position + 1
+            return self._skip_blanks(text, position + 1, length)
         else:
             self._begin_word(char)
             return position  # the word reads its first character itself
