@@ -302,10 +302,13 @@ def _checked_report_depth(depth: Any) -> int:
 def _push_merged(chunks: list[str], chunk: str) -> None:
     """Append ``chunk``, merging equal-sized tails (a binary counter), so that a string read in n pieces is held in
     O(log n) chunks and each character is copied O(log n) times."""
+    if not chunks or len(chunks[-1]) > len(chunk):
+        chunks.append(chunk)  # the usual case: nothing to merge
+        return
+    chunk = chunks.pop() + chunk
+    while chunks and len(chunks[-1]) <= len(chunk):
+        chunk = chunks.pop() + chunk
     chunks.append(chunk)
-    while len(chunks) > 1 and len(chunks[-2]) <= len(chunks[-1]):
-        last = chunks.pop()
-        chunks[-1] += last
 
 
 class StreamingJsonParser:
