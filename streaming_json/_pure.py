@@ -34,6 +34,7 @@ Beyond one root (``StreamingJsonDocuments``, and ``prose=True`` for one document
 from __future__ import annotations
 
 import codecs
+import importlib
 import re
 from collections import deque
 from typing import Any, Literal, NoReturn, Optional, Union, final
@@ -183,23 +184,48 @@ class DoneChange(JsonChange):
 
 # --- Lexical classes ----------------------------------------------------------------------------------------------
 
+_BLANKS = " \t\n\r"  # what the blank runs below are made of
 _WHITESPACE_RUN = re.compile(r"[ \t\n\r]*")
-_STRING_RUN = re.compile(r'[^"\\]*')
 # In JSON Lines a newline ends the line wherever it is: these runs stop at it.
 _BLANK_RUN_IN_LINE = re.compile(r"[ \t\r]*")
-_STRING_RUN_IN_LINE = re.compile(r'[^"\\\n]*')
 # Prose: where a document may start (and, in JSON Lines, where the line ends); what may follow its bracket.
 _PROSE_STOP = re.compile(r"[{\[]")
 _PROSE_STOP_IN_LINE = re.compile(r"[{\[\n]")
 _ENDS_LITERAL_IN_ARRAY = frozenset(" \t\n\r,]")
 _CONTINUES_AFTER = {"{": frozenset(PROSE_CONTINUES_AFTER_BRACE), "[": frozenset(PROSE_CONTINUES_AFTER_BRACKET)}
 _WORD_RUN = re.compile(r'[^ \t\n\r,:\[\]{}"]*')
-_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+# A number word is read one character at a time by the automaton of JSON's number grammar: its state says what the
+# text so far is a prefix of. A word that stops being a prefix of a number shows nothing more until it ends. (An
+# automaton, not a regular expression over the text: it carries over between pieces, and on PyPy each regular
+# expression call leaves the JIT's trace.)
+_NOT_A_NUMBER = -1
+_NUMBER_START, _MINUS, _ZERO, _INTEGER, _POINT, _FRACTION, _EXPONENT, _EXPONENT_SIGN, _EXPONENT_DIGITS = range(9)
+_DIGITS = "0123456789"
+_TO_INTEGER = dict.fromkeys("123456789", _INTEGER)
+_TO_POINT_OR_EXPONENT = {".": _POINT, "e": _EXPONENT, "E": _EXPONENT}
+_NUMBER_STEPS: tuple[dict[str, int], ...] = (
+    {"-": _MINUS, "0": _ZERO, **_TO_INTEGER},  # _NUMBER_START
+    {"0": _ZERO, **_TO_INTEGER},  # _MINUS: "-"
+    _TO_POINT_OR_EXPONENT,  # _ZERO: "0", "-0"
+    {"0": _INTEGER, **_TO_INTEGER, **_TO_POINT_OR_EXPONENT},  # _INTEGER: "12"
+    dict.fromkeys(_DIGITS, _FRACTION),  # _POINT: "1."
+    {**dict.fromkeys(_DIGITS, _FRACTION), "e": _EXPONENT, "E": _EXPONENT},  # _FRACTION: "1.5"
+    {"+": _EXPONENT_SIGN, "-": _EXPONENT_SIGN, **dict.fromkeys(_DIGITS, _EXPONENT_DIGITS)},  # _EXPONENT: "1e"
+    dict.fromkeys(_DIGITS, _EXPONENT_DIGITS),  # _EXPONENT_SIGN: "1e+"
+    dict.fromkeys(_DIGITS, _EXPONENT_DIGITS),  # _EXPONENT_DIGITS: "1e5"
+)
+# Where a run of digits leads, from the states where that does not depend on which digits they are.
+_AFTER_DIGITS = {
+    _INTEGER: _INTEGER,
+    _POINT: _FRACTION,
+    _FRACTION: _FRACTION,
+    _EXPONENT: _EXPONENT_DIGITS,
+    _EXPONENT_SIGN: _EXPONENT_DIGITS,
+    _EXPONENT_DIGITS: _EXPONENT_DIGITS,
+}
+_COMPLETE_NUMBER = frozenset((_ZERO, _INTEGER, _FRACTION, _EXPONENT_DIGITS))
 # An unterminated number whose exponent has no digits yet shows the value before the exponent.
-_NUMBER_BEFORE_BARE_EXPONENT = re.compile(r"(-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?)[eE][+-]?")
-# A prefix of a JSON number (what a pending number word may still become one from); a word that stops being one
-# shows nothing more until it ends. Its state is carried between pieces as the shortest text in the same state.
-_NUMBER_PREFIX = re.compile(r"-?(?:(?:0|[1-9][0-9]*)(?:\.(?:[0-9]+(?:[eE][+-]?[0-9]*)?)?|[eE][+-]?[0-9]*)?)?")
+_BARE_EXPONENT = frozenset((_EXPONENT, _EXPONENT_SIGN))
 _HEX = frozenset("0123456789abcdefABCDEF")
 _SIMPLE_ESCAPES = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _LITERALS = {"true": True, "false": False, "null": None}
@@ -227,20 +253,35 @@ def _number_value(text: str) -> Any:
         return float(text)
 
 
-def _finished_word_value(kind: int, text: str) -> Any:
+def _number_state_after(state: int, run: str) -> int:
+    """The state of a number word in ``state`` grown by ``run``."""
+    if run.isdigit() and run.isascii():  # the usual run: no loop over its characters
+        if state in _AFTER_DIGITS:
+            return _AFTER_DIGITS[state]
+        if state in (_NUMBER_START, _MINUS) and run[0] != "0":
+            return _INTEGER
+    for char in run:
+        state = _NUMBER_STEPS[state].get(char, _NOT_A_NUMBER)
+        if state == _NOT_A_NUMBER:
+            break
+    return state
+
+
+def _finished_word_value(kind: int, number_state: int, text: str) -> Any:
     if kind == _NUMBER_WORD:
-        return _number_value(text) if _NUMBER.fullmatch(text) else _NOTHING
+        return _number_value(text) if number_state in _COMPLETE_NUMBER else _NOTHING
     if kind == _LITERAL_WORD:
         return _LITERALS.get(text, _NOTHING)
     return _NOTHING
 
 
-def _pending_word_value(kind: int, text: str) -> Any:
+def _pending_word_value(kind: int, number_state: int, text: str) -> Any:
     if kind == _NUMBER_WORD:
-        if _NUMBER.fullmatch(text):
+        if number_state in _COMPLETE_NUMBER:
             return _number_value(text)
-        bare_exponent = _NUMBER_BEFORE_BARE_EXPONENT.fullmatch(text)
-        return _number_value(bare_exponent.group(1)) if bare_exponent else _NOTHING
+        if number_state in _BARE_EXPONENT:
+            return _number_value(text[: max(text.rfind("e"), text.rfind("E"))])
+        return _NOTHING
     if kind == _LITERAL_WORD:
         for word, value in _LITERALS.items():
             if word.startswith(text):
@@ -277,10 +318,13 @@ def _checked_report_depth(depth: Any) -> int:
 def _push_merged(chunks: list[str], chunk: str) -> None:
     """Append ``chunk``, merging equal-sized tails (a binary counter), so that a string read in n pieces is held in
     O(log n) chunks and each character is copied O(log n) times."""
+    if not chunks or len(chunks[-1]) > len(chunk):
+        chunks.append(chunk)  # the usual case: nothing to merge
+        return
+    chunk = chunks.pop() + chunk
+    while chunks and len(chunks[-1]) <= len(chunk):
+        chunk = chunks.pop() + chunk
     chunks.append(chunk)
-    while len(chunks) > 1 and len(chunks[-2]) <= len(chunks[-1]):
-        last = chunks.pop()
-        chunks[-1] += last
 
 
 class StreamingJsonParser:
@@ -302,7 +346,6 @@ class StreamingJsonParser:
         "_prose",
         "_lines",
         "_blank_run",
-        "_string_run",
         "_prose_stop",
         "_prose_bracket",
         "_prose_literal",
@@ -330,7 +373,7 @@ class StreamingJsonParser:
         "_word_chunks",
         "_word_length",
         "_word_live",
-        "_word_state",
+        "_number_state",
         "_changes",
         "_open_members",
         "_credit",
@@ -360,7 +403,6 @@ class StreamingJsonParser:
         self._documents: Optional[list[Any]] = None
         self._lines = False
         self._blank_run = _WHITESPACE_RUN
-        self._string_run = _STRING_RUN
         self._line_number = 1
         self._line_done = False
         self._line_has_text = False
@@ -386,7 +428,7 @@ class StreamingJsonParser:
         self._word_chunks: list[str] = []
         self._word_length = 0
         self._word_live = False  # the word can still become a number or literal: its characters may change the value
-        self._word_state = ""  # a number word's state, as the shortest text in it ("-", "0", "1", "1.", "1e", ...)
+        self._number_state = _NUMBER_START  # where a number word is in the number grammar (while it is live)
         self._changes: list[JsonChange] = []
         self._open_members = 0  # members and elements held by open containers: the copy cost of the open path
         self._credit = 0
@@ -465,13 +507,7 @@ class StreamingJsonParser:
         while position < length:
             mode = self._mode
             if mode == _STRUCTURE:
-                position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]  # a * run always matches
-                if position < length:
-                    if text[position] == "\n":  # only in JSON Lines: elsewhere the blank run took it
-                        self._end_line()
-                        position += 1
-                    else:
-                        position = self._read_structure(text, position)
+                position = self._read_structure(text, position, length)
             elif mode == _STRING:
                 position = self._read_string(text, position, length)
             elif mode == _WORD:
@@ -489,7 +525,16 @@ class StreamingJsonParser:
 
     # --- Structure ----------------------------------------------------------------------------------------------
 
-    def _read_structure(self, text: str, position: int) -> int:
+    def _skip_blanks(self, text: str, position: int, length: int) -> int:
+        """Skip the rest of a blank run. Most runs are one blank (``json.dumps`` writes ", " and ": "): a run goes to
+        the regular expression only from its second blank on."""
+        if position < length and text[position] in _BLANKS:
+            position = self._blank_run.match(text, position).end()  # type: ignore[union-attr]  # a * run always matches
+        return position
+
+    def _read_structure(self, text: str, position: int, length: int) -> int:
+        # The character is a local of this method, not of _read's loop: on PyPy a local that lives on across the
+        # loop's iterations is an object the JIT must allocate for every one of them.
         char = text[position]
         if char == '"':
             self._begin_string()
@@ -501,6 +546,11 @@ class StreamingJsonParser:
             self._read_comma()
         elif char == ":":
             self._read_colon()
+        elif char in _BLANKS:
+            if char == "\n" and self._lines:
+                self._end_line()
+                return position + 1
+            return self._skip_blanks(text, position + 1, length)
         else:
             self._begin_word(char)
             return position  # the word reads its first character itself
@@ -624,13 +674,26 @@ class StreamingJsonParser:
         self._dirty = True
 
     def _read_string(self, text: str, position: int, length: int) -> int:
+        # Plain text runs to a quote or backslash (or, in JSON Lines, a newline). str.find scans in C on both
+        # interpreters; the quote found is kept while escapes come before it, so that each character is scanned once.
+        quote = -1
         while position < length:
             if self._escape or self._high_surrogate:
                 if self._lines and text[position] == "\n":
                     break
                 position = self._read_escape(text, position)
                 continue
-            run_end = self._string_run.match(text, position).end()  # type: ignore[union-attr]
+            if quote < position:
+                quote = text.find('"', position)
+                if quote < 0:
+                    quote = length
+            run_end = text.find("\\", position, quote)
+            if run_end < 0:
+                run_end = quote
+            if self._lines:
+                newline = text.find("\n", position, run_end)
+                if newline >= 0:
+                    run_end = newline
             if run_end > position:
                 self._add_text(text[position:run_end])
                 position = run_end
@@ -754,7 +817,7 @@ class StreamingJsonParser:
         self._mode = _WORD
         self._word_chunks = []
         self._word_length = 0
-        self._word_state = ""
+        self._number_state = _NUMBER_START
         if first == "-" or "0" <= first <= "9":
             self._word_kind = _NUMBER_WORD
         elif first == "t" or first == "f" or first == "n":
@@ -790,17 +853,8 @@ class StreamingJsonParser:
     def _still_live(self, run: str) -> bool:
         """Whether the word, grown by ``run``, is still a prefix of a JSON number or of its literal."""
         if self._word_kind == _NUMBER_WORD:
-            text = self._word_state + run
-            if _NUMBER_PREFIX.fullmatch(text) is None:
-                return False
-            exponent = max(text.rfind("e"), text.rfind("E"))
-            if exponent >= 0:
-                self._word_state = "1e" + ("" if exponent == len(text) - 1 else text[-1] if text[-1] in "+-" else "5")
-            elif "." in text:
-                self._word_state = "1." if text[-1] == "." else "1.5"
-            else:
-                self._word_state = "-" if text == "-" else "0" if text.lstrip("-") == "0" else "1"
-            return True
+            self._number_state = _number_state_after(self._number_state, run)
+            return self._number_state != _NOT_A_NUMBER
         literal = _LITERAL_BY_FIRST[self._word_chunks[0][0]]
         start = self._word_length - len(run)
         return self._word_length <= len(literal) and literal[start : self._word_length] == run
@@ -819,7 +873,7 @@ class StreamingJsonParser:
             return
         frame = self._frames[-1] if self._frames else None
         self._dirty = True
-        value = _finished_word_value(self._word_kind, self._word_text())
+        value = _finished_word_value(self._word_kind, self._number_state, self._word_text())
         if value is _NOTHING:
             if frame is not None:  # a dropped member; at the root, the next value may still start
                 frame.phase = _AFTER_VALUE
@@ -838,7 +892,7 @@ class StreamingJsonParser:
             return _NOTHING
         if kind == _LITERAL_WORD and self._word_length > _LITERAL_MAX_LENGTH:
             return _NOTHING
-        return _pending_word_value(kind, self._word_text())
+        return _pending_word_value(kind, self._number_state, self._word_text())
 
     # --- Prose, documents and lines -----------------------------------------------------------------------------
 
@@ -971,6 +1025,26 @@ class StreamingJsonParser:
         return copy
 
 
+def _compile_loops_apart_on_pypy() -> None:
+    """On PyPy, have the JIT compile the reading loop and the snapshot's copy loop as functions of their own.
+
+    PyPy's JIT inlines the functions a traced loop calls. Inlined into the caller's loop over pieces, ``_read`` and
+    ``_build_snapshot`` enter their own loops from a different trace for every combination of what a piece holds
+    (a key, a number, the end of a string, ...), and the JIT keeps compiling bridges for new combinations. Called as
+    functions of their own, each is compiled once, with a bridge per kind of token. Measured with bench/pypy.py:
+    structured output in token pieces 3x faster once warm, the real corpus 20 % faster, and JIT warm-up shorter.
+    """
+    try:
+        pypyjit = importlib.import_module("pypyjit")  # by name: type checkers on CPython know no such module
+    except ImportError:  # not PyPy
+        return
+    for function in (StreamingJsonParser._read, StreamingJsonParser._build_snapshot):
+        pypyjit.dont_trace_here(0, False, function.__code__)  # "do not inline": at the function's first instruction
+
+
+_compile_loops_apart_on_pypy()
+
+
 class ToolCallArgumentsStream:
     """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
     :class:`StreamingJsonParser` for the partial arguments in between."""
@@ -1059,7 +1133,6 @@ class StreamingJsonDocuments:
         if lines:
             parser._lines = True
             parser._blank_run = _BLANK_RUN_IN_LINE
-            parser._string_run = _STRING_RUN_IN_LINE
             parser._prose_stop = _PROSE_STOP_IN_LINE
         self._parser = parser
         self._count = 0
