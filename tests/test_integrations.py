@@ -238,19 +238,7 @@ def test_responses_the_end_of_the_response_ends_open_calls(backend: ModuleType) 
 
 
 ANTHROPIC_EVENTS = [
-    {
-        "type": "message_start",
-        "message": {
-            "id": "msg_01",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5",
-            "content": [],
-            "stop_reason": None,
-            "stop_sequence": None,
-            "usage": {"input_tokens": 412, "output_tokens": 2},
-        },
-    },
+    message_start(),
     block_start(0, {"type": "text", "text": ""}),
     {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Let me check both."}},
     block_stop(0),

@@ -11,7 +11,7 @@ certain goes to the general path, which reads every field with :func:`get_field`
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterator, Hashable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
 from typing import Any, Callable, Generic, NamedTuple, Optional, Protocol, TypeVar
 
 from .. import MISSING, StreamingJsonParser, ToolCallArgumentsStream, parse_json_with_repair, parse_tool_call_arguments
@@ -70,9 +70,15 @@ def entered(events: Any) -> contextlib.AbstractContextManager[Iterable[Any]]:
     return contextlib.nullcontext(events)
 
 
-def is_async_manager(events: Any) -> bool:
-    """Whether ``events`` is an async stream manager to enter (``async with``) rather than an async iterable."""
-    return not hasattr(events, "__aiter__") and hasattr(events, "__aenter__")
+@contextlib.asynccontextmanager
+async def aentered(events: Any) -> AsyncIterator[AsyncIterable[Any]]:
+    """:func:`entered` for async streams: an async stream manager is entered (``async with``) and closed with the
+    context; an async iterable is used as is."""
+    if not hasattr(events, "__aiter__") and hasattr(events, "__aenter__"):
+        async with events as entered_events:
+            yield entered_events
+    else:
+        yield events
 
 
 # --- Tool calls -----------------------------------------------------------------------------------------------------
@@ -274,13 +280,8 @@ class ToolCallAccumulator(Generic[_Key]):
     async def astream(self, events: Any) -> AsyncIterator[LiveToolCall]:
         """:meth:`stream` over an async iterable of events, or an async SDK stream manager (entered here)."""
         feed = self.feed
-        if is_async_manager(events):
-            async with events as entered_events:
-                async for event in entered_events:
-                    for call in feed(event):
-                        yield call
-        else:
-            async for event in events:
+        async with aentered(events) as iterable:
+            async for event in iterable:
                 for call in feed(event):
                     yield call
         for call in self.finish():
@@ -471,15 +472,8 @@ class StructuredOutput:
         """:meth:`stream` over an async iterable of events, or an async SDK stream manager (entered here)."""
         feed = self.feed
         last = MISSING
-        if is_async_manager(events):
-            async with events as entered_events:
-                async for event in entered_events:
-                    value = feed(event)
-                    if value is not last:
-                        last = value
-                        yield value
-        else:
-            async for event in events:
+        async with aentered(events) as iterable:
+            async for event in iterable:
                 value = feed(event)
                 if value is not last:
                     last = value
