@@ -308,6 +308,12 @@ class _Frame:
         return self.path + (slot,) if self.reported else None  # type: ignore[operator]
 
 
+def _refuse_to_pickle(self: Any) -> NoReturn:
+    """``__reduce__`` of the streams: a stream is not a value, and a copy would share its working containers (as the
+    compiled core's ``auto_pickle(False)`` refuses)."""
+    raise TypeError(f"cannot pickle {type(self).__name__!r} object")
+
+
 def _checked_report_depth(depth: Any) -> int:
     # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
     if type(depth) is not int or not 0 <= depth <= REPORT_DEPTH_LIMIT:
@@ -439,8 +445,7 @@ class StreamingJsonParser:
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
-    def __reduce__(self) -> NoReturn:
-        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its working containers
+    __reduce__ = _refuse_to_pickle
 
     def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[JsonChange]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
@@ -1054,8 +1059,7 @@ class ToolCallArgumentsStream:
     def __init__(self) -> None:
         self._start("")
 
-    def __reduce__(self) -> NoReturn:
-        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its parser
+    __reduce__ = _refuse_to_pickle
 
     def _start(self, text: str) -> None:
         self._chunks: list[str] = []
@@ -1138,8 +1142,7 @@ class StreamingJsonDocuments:
         self._count = 0
         self._finished = False
 
-    def __reduce__(self) -> NoReturn:
-        raise TypeError(f"cannot pickle {type(self).__name__!r} object")  # a copy would share its parser
+    __reduce__ = _refuse_to_pickle
 
     def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[Any]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
