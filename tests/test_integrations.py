@@ -17,6 +17,7 @@ from streaming_json.integrations import (
     OpenAIChatToolCalls,
     OpenAIResponsesToolCalls,
 )
+from streaming_json.integrations._common import instance_dict_reader
 
 from .sdk_events import (
     RecordedAsyncStream,
@@ -653,3 +654,45 @@ def test_sdk_events_are_read_without_pydantics_getattr(
     list(calls.stream(source))
     assert calls.calls[0].arguments == WEATHER
     assert asked == []
+
+
+@pytest.mark.parametrize("api", sorted(CUT_OFF_STREAMS))
+@pytest.mark.parametrize("shape", ["dicts", "sdk-models"])
+def test_argument_deltas_take_the_fast_path(backend: ModuleType, api: str, shape: str) -> None:
+    """Every arguments delta after a call's first event is read by ``feed``'s fast path, not the general one, on
+    dicts and on the SDKs' models: a change to the common shape would otherwise only show as a slowdown. (On objects,
+    the fast path reads the fields every SDK model has; objects that leave some out, or keep no instance dict, take
+    the general path.)"""
+    accumulator_class, _, sdk_models = CUT_OFF_STREAMS[api]
+    events = malformed_stream(api)
+    shaped = events if shape == "dicts" else sdk_models(events)
+    general: list[Any] = []
+
+    class Observed(accumulator_class):  # type: ignore[misc, valid-type]
+        def _feed(self, event: Any) -> Any:
+            general.append(event)
+            return super()._feed(event)
+
+    calls = Observed(stream_factory=backend.ToolCallArgumentsStream)
+    list(calls.stream(shaped))
+    assert calls.calls[0].text == MALFORMED
+    assert general == [shaped[0], shaped[-1]]  # the call's start and its end
+
+
+def test_instance_dict_reader_reads_one_class_family_and_refuses_the_rest() -> None:
+    pydantic = pytest.importorskip("pydantic")
+
+    class Point(pydantic.BaseModel):
+        x: int
+
+    class Label(pydantic.BaseModel):
+        text: str
+
+    fields_of = instance_dict_reader(Point(x=1))
+    assert fields_of(Label(text="a")) == {"text": "a"}  # every model: pydantic's BaseModel gives the dict
+    with pytest.raises(TypeError):
+        fields_of(as_attributes({"x": 1}))
+    assert instance_dict_reader(as_attributes({"x": 1}))(as_attributes({"y": 2})) == {"y": 2}
+    slotted = as_slotted({"x": 1})
+    with pytest.raises(TypeError):
+        instance_dict_reader(slotted)(slotted)

@@ -2,10 +2,13 @@
 
 Speed. An adapter's work per event must stay small beside the parser's (about 0.3 µs a token piece), so each adapter
 reads the common event shape first through the fields' dict: a ``dict`` event itself, or an SDK object's instance
-``__dict__``, where pydantic models, ``SimpleNamespace`` and plain objects keep their attributes. Asking a pydantic
-model for a field it does not have goes through ``BaseModel.__getattr__`` and an exception (about 5 µs), and
-``isinstance(event, Mapping)`` is an ABC check; the fast paths do neither. Anything they do not recognise for
-certain goes to the general path, which reads every field with :func:`get_field`.
+dict, where pydantic models, ``SimpleNamespace`` and plain objects keep their attributes. That dict is read with the
+``__dict__`` descriptor's own getter (:func:`instance_dict_reader`), not ``event.__dict__``: an attribute read on a
+pydantic model goes through the class's ``__getattr__`` hook and three lookups in the type's attribute cache, which
+an SDK's event building evicts between two events. Asking a pydantic model for a field it does not have goes through
+``BaseModel.__getattr__`` and an exception (about 5 µs), and ``isinstance(event, Mapping)`` is an ABC check; the fast
+paths do neither. Anything they do not recognise for certain goes to the general path, which reads every field with
+:func:`get_field`.
 """
 
 from __future__ import annotations
@@ -25,8 +28,6 @@ __all__ = [
 ]
 
 _ABSENT: Any = object()
-NO_FIELDS: dict[str, Any] = {}
-"""The fields of an object that keeps none in an instance dict: every fast-path lookup misses."""
 
 
 def get_field(obj: Any, name: str, default: Any = None) -> Any:
@@ -52,6 +53,37 @@ def get_field(obj: Any, name: str, default: Any = None) -> Any:
                 else:  # pydantic: only a class attribute (a property) is left; its __getattr__ would only raise
                     value = getattr(obj, name, None) if hasattr(type(obj), name) else None
     return default if value is None else value
+
+
+def instance_dict_reader(obj: Any) -> Callable[[Any], dict[str, Any]]:
+    """The getter of ``obj``'s instance dict: the ``__get__`` of the ``__dict__`` descriptor of the class that gave
+    ``obj`` one (for an SDK's events, pydantic's ``BaseModel``), which reads the dict of any instance of that class
+    with no attribute lookup. It raises ``TypeError`` for an object of any other class, and for every object if
+    ``obj`` has no instance dict: the fast paths read that as "take the general path".
+    """
+    for klass in type(obj).__mro__:
+        descriptor = vars(klass).get("__dict__")
+        if descriptor is not None:
+            getter = getattr(descriptor, "__get__", None)
+            if getter is not None:
+                return getter  # type: ignore[no-any-return]
+    return _no_instance_dict
+
+
+def _no_instance_dict(obj: Any) -> dict[str, Any]:
+    raise TypeError(f"{type(obj).__name__} objects keep no instance dict")
+
+
+class ReadsEventFields:
+    """Gives ``_fields_of``: the instance-dict getter of the first event object read (:func:`instance_dict_reader`),
+    found on the first call, for the fast paths of the adapters."""
+
+    def __init__(self) -> None:
+        self._fields_of: Callable[[Any], dict[str, Any]] = self._first_fields_of
+
+    def _first_fields_of(self, obj: Any) -> dict[str, Any]:
+        self._fields_of = instance_dict_reader(obj)
+        return self._fields_of(obj)
 
 
 def text_or_none(value: Any) -> Optional[str]:
@@ -232,7 +264,7 @@ class LiveToolCall:
 _Key = TypeVar("_Key", bound=Hashable)
 
 
-class ToolCallAccumulator(Generic[_Key]):
+class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
     """The calls of one stream: all of them in order, and the open ones by key. Subclasses read one API's events."""
 
     def __init__(
@@ -244,6 +276,7 @@ class ToolCallAccumulator(Generic[_Key]):
     ) -> None:
         """``models`` maps tool names to types (a pydantic model, or any type ``TypeAdapter`` takes): calls to those
         tools get typed partial values in ``parsed``. ``parser_factory`` is the parser class of their typed streams."""
+        super().__init__()
         self._stream_factory: Callable[[], ArgumentsStream] = stream_factory or ToolCallArgumentsStream
         self._models: Mapping[str, Any] = models or {}
         self._parser_factory = parser_factory
@@ -332,7 +365,7 @@ class StructuredOutputResult(NamedTuple):
     """None, or a message naming the problem and ending with ``Received output:`` and the text."""
 
 
-class StructuredOutput:
+class StructuredOutput(ReadsEventFields):
     """The text of one structured output as it streams, and its value so far. Subclasses read one API's events.
 
     Untyped, a :class:`~streaming_json.StreamingJsonParser` gives the partial value (plain ``dict``/``list``/...)
@@ -344,6 +377,7 @@ class StructuredOutput:
     """
 
     def __init__(self, model: Any = None, *, parser_factory: Optional[Callable[..., Any]] = None) -> None:
+        super().__init__()
         self._model = model
         self._given_parser_factory = parser_factory
         self._parser_factory: Callable[..., Any] = parser_factory or StreamingJsonParser

@@ -34,14 +34,16 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
                 if kind != "input_json_delta":
                     return [] if isinstance(kind, str) else self._feed(event)  # text, thinking: no call changed
                 text, call = delta["partial_json"], self._open.get(event["index"])
-            else:
-                if event.type != "content_block_delta":  # every event of the SDK has a type
+            else:  # an SDK event: the same, out of each model's instance dict (see _common)
+                fields_of = self._fields_of
+                fields = fields_of(event)
+                if fields["type"] != "content_block_delta":  # every event of the SDK has a type
                     return self._feed(event)
-                delta = event.delta
-                kind = delta.type
+                delta = fields_of(fields["delta"])
+                kind = delta["type"]
                 if kind != "input_json_delta":
                     return [] if isinstance(kind, str) else self._feed(event)
-                text, call = delta.partial_json, self._open.get(event.index)
+                text, call = delta["partial_json"], self._open.get(fields["index"])
         except (AttributeError, LookupError, TypeError):
             return self._feed(event)
         if call is not None and type(text) is str:

@@ -34,8 +34,7 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
         """Read one chunk; return the calls it changed."""
         # The fast path: one choice whose delta carries text, or one piece of one call's arguments. Any other shape
         # raises here or fails a check below, and goes to the general path. An SDK chunk is a chain of pydantic
-        # models, where each attribute read goes through BaseModel's __getattr__ hook (about 80 ns): each model's
-        # fields are read out of its instance dict, one attribute read a model.
+        # models: each one's fields are read out of its instance dict (see _common).
         try:
             if type(chunk) is dict:
                 (choice,) = chunk["choices"]
@@ -47,21 +46,23 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
                     choice_index, index = choice.get("index", 0), tool_call["index"]
                     call_id, name, text = tool_call.get("id"), function.get("name"), function["arguments"]
             else:
-                choices = chunk.__dict__.get("choices")  # not chunk.choices: an SDK helper event has no such field
+                fields_of = self._fields_of
+                fields = fields_of(chunk)
+                choices = fields.get("choices")  # an SDK helper event has no such field
                 if choices is None:
-                    kind = chunk.__dict__.get("type")
+                    kind = fields.get("type")
                     if kind == "chunk":  # the streaming helper's ChunkEvent wraps the chunk
-                        return self.feed(chunk.__dict__["chunk"])
+                        return self.feed(fields["chunk"])
                     if isinstance(kind, str):  # its other events repeat what the chunks carry
                         return []
                 (choice,) = choices
-                choice = choice.__dict__
-                tool_calls = choice["delta"].tool_calls
+                choice = fields_of(choice)
+                tool_calls = fields_of(choice["delta"])["tool_calls"]
                 finish_reason = choice["finish_reason"]
                 if tool_calls is not None:
                     (tool_call,) = tool_calls
-                    tool_call = tool_call.__dict__
-                    function = tool_call["function"].__dict__
+                    tool_call = fields_of(tool_call)
+                    function = fields_of(tool_call["function"])
                     choice_index, index = choice["index"], tool_call["index"]
                     call_id, name, text = tool_call["id"], function["name"], function["arguments"]
         except (AttributeError, LookupError, TypeError, ValueError):
@@ -145,7 +146,8 @@ class OpenAIChatStructuredOutput(StructuredOutput):
                 text, refusal = delta.get("content"), delta.get("refusal")
                 index, finish_reason = choice.get("index", 0), choice.get("finish_reason")
             else:
-                fields = chunk.__dict__
+                fields_of = self._fields_of
+                fields = fields_of(chunk)
                 choices = fields.get("choices")
                 if choices is None:
                     kind = fields.get("type")
@@ -154,9 +156,10 @@ class OpenAIChatStructuredOutput(StructuredOutput):
                     if isinstance(kind, str):
                         return self.value
                 (choice,) = choices
-                delta = choice.delta
-                text, refusal = delta.content, delta.refusal
-                index, finish_reason = choice.index, choice.finish_reason
+                choice = fields_of(choice)
+                delta = fields_of(choice["delta"])
+                text, refusal = delta["content"], delta["refusal"]
+                index, finish_reason = choice["index"], choice["finish_reason"]
         except (AttributeError, LookupError, TypeError, ValueError):
             return self._feed(chunk)
         if type(text) is str and refusal is None and finish_reason is None and index == self.choice:

@@ -31,10 +31,11 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
                 if event["type"] != "response.function_call_arguments.delta":
                     return self._feed(event)
                 index, text = event["output_index"], event["delta"]
-            else:
-                if event.type != "response.function_call_arguments.delta":  # every event of the SDK has a type
+            else:  # an SDK event: the same, out of its instance dict (see _common)
+                fields = self._fields_of(event)
+                if fields["type"] != "response.function_call_arguments.delta":  # every event of the SDK has a type
                     return self._feed(event)
-                index, text = event.output_index, event.delta
+                index, text = fields["output_index"], fields["delta"]
         except (AttributeError, LookupError, TypeError):
             return self._feed(event)
         call = self._open.get(index)
@@ -111,9 +112,10 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
                     return self._feed(event)
                 part, text = (event["output_index"], event["content_index"]), event["delta"]
             else:
-                if event.type != "response.output_text.delta":
+                fields = self._fields_of(event)
+                if fields["type"] != "response.output_text.delta":
                     return self._feed(event)
-                part, text = (event.output_index, event.content_index), event.delta
+                part, text = (fields["output_index"], fields["content_index"]), fields["delta"]
         except (AttributeError, LookupError, TypeError):
             return self._feed(event)
         if type(text) is str and part == self._part:
