@@ -1,0 +1,583 @@
+"""The nodes of containers: models, dataclasses and typed dicts (by their fields), root models, lists and tuples,
+dicts, and unions (discriminated ones choose a variant by its tag as soon as the tag is read). A container's member
+nodes are built on first use (``_plan.build``), so that a recursive model's plan is as deep as the documents it
+reads."""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+import weakref
+from collections import deque
+from collections.abc import MutableSet
+from collections.abc import Set as AbstractSet
+from typing import Any, Callable, Optional
+
+from pydantic import AliasChoices, BaseModel, ConfigDict
+from pydantic.fields import FieldInfo
+
+from ._annotations import REQUIRED_ORIGINS, unwrap, with_metadata
+from ._nodes import ABSENT, ANY, IGNORE, AnyNode, Discriminating, Errors, Frame, Node, Opaque, Outcome, Slot, Undecided
+from ._twins import construct_dataclass, construct_model, partial_twin
+
+
+def _build(annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...] = ()) -> Node:
+    from ._plan import build  # the plan builds these nodes, and they build their members through it
+
+    return build(annotation, config, metadata)
+
+
+class _Fields:
+    """The members of a model, dataclass or typed dict: JSON keys, attribute names and their nodes."""
+
+    __slots__ = ("owner", "config", "key_to_name", "name_to_keys", "annotations", "no_subst", "nodes", "extra_allowed")
+
+    def __init__(
+        self,
+        owner: Any,
+        config: Optional[ConfigDict],
+        fields: dict[str, FieldInfo],
+        no_subst: frozenset[str],
+        extra_allowed: bool,
+    ) -> None:
+        self.owner = owner
+        self.config = config
+        by_alias = config.get("validate_by_alias", True) if config else True
+        by_name = bool(config and (config.get("validate_by_name") or config.get("populate_by_name")))
+        self.key_to_name: dict[str, str] = {}
+        self.name_to_keys: dict[str, tuple[str, ...]] = {}
+        self.annotations: dict[str, tuple[Any, tuple[Any, ...]]] = {}
+        for name, field in fields.items():
+            keys: list[str] = []
+            alias = field.validation_alias if field.validation_alias is not None else field.alias
+            if by_alias:
+                if isinstance(alias, str):
+                    keys.append(alias)
+                elif isinstance(alias, AliasChoices):
+                    keys.extend(choice for choice in alias.choices if isinstance(choice, str))
+            if by_name or alias is None or not by_alias:
+                keys.append(name)
+            for key in keys:
+                self.key_to_name.setdefault(key, name)
+            self.name_to_keys[name] = tuple(keys)
+            metadata = tuple(field.metadata)
+            if field.discriminator is not None:
+                metadata += (FieldInfo(discriminator=field.discriminator),)
+            self.annotations[name] = (field.annotation, metadata)
+        self.no_subst = no_subst
+        self.nodes: dict[str, Node] = {}
+        self.extra_allowed = extra_allowed
+
+    def node(self, key: Slot) -> Node:
+        found = self.nodes.get(key)  # type: ignore[arg-type]
+        if found is None:
+            name = self.key_to_name.get(key) if type(key) is str else None
+            if name is None:
+                found = ANY if self.extra_allowed else IGNORE
+            else:
+                annotation, metadata = self.annotations[name]
+                found = _build(annotation, self.config, metadata)
+            self.nodes[key] = found  # type: ignore[index]
+        return found
+
+
+class ObjectNode(Node):
+    """A model, dataclass or typed dict: a member per field, shown by attribute name."""
+
+    __slots__ = ("fields", "defaults")
+
+    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], fields: _Fields):
+        super().__init__(annotation, config, metadata)
+        self.is_container = True
+        self.fields = fields
+        # A twin has every field (None until read); a typed dict only the keys read.
+        self.defaults: Optional[dict[str, Any]] = None
+
+    def child(self, slot: Slot) -> Node:
+        found = self.fields.nodes.get(slot)  # type: ignore[arg-type]
+        return found if found is not None else self.fields.node(slot)
+
+    def for_container(self, is_list: bool) -> Node:
+        return Opaque(self) if is_list else self
+
+    def json_keys(self, name: Slot) -> tuple[Slot, ...]:
+        return self.fields.name_to_keys.get(name, (name,))  # type: ignore[arg-type]
+
+    def init(self, frame: Frame) -> None:
+        frame.values = {} if self.defaults is None else self.defaults.copy()
+        frame.fields_set = set()
+
+    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        frame.raws[slot] = raw
+        if not ok:
+            frame.bad += 1
+        name = self.fields.key_to_name.get(slot)  # type: ignore[arg-type]
+        if name is None:
+            if self.fields.extra_allowed:
+                if frame.extra is None:
+                    frame.extra = {}
+                frame.extra[slot] = value
+            return None
+        if value is ABSENT:
+            self._unset(frame.values, frame.fields_set, name)
+        else:
+            frame.values[name] = value
+            frame.fields_set.add(name)
+        # A valid model (or list of them) goes into the parent's input as it is: pydantic passes an instance
+        # through, so it is neither validated again nor copied.
+        if ok and node.passthrough and (type(raw) is dict or type(raw) is list) and name not in self.fields.no_subst:
+            if frame.subst is None:
+                frame.subst = {}
+            frame.subst[slot] = value
+        elif frame.subst is not None:
+            frame.subst.pop(slot, None)
+        return None
+
+    def _unset(self, values: dict[str, Any], fields_set: set[str], name: str) -> None:
+        if self.defaults is None:
+            values.pop(name, None)
+        else:
+            values[name] = None
+        fields_set.discard(name)
+
+    def _open_values(self, frame: Frame, slot: Optional[Slot], value: Any) -> tuple[dict[str, Any], set[str], Any]:
+        """The completed members' values with the open member's; fields read; extra members."""
+        values = frame.values.copy()
+        fields_set = frame.fields_set.copy()
+        extra = frame.extra
+        if slot is not None:
+            name = self.fields.key_to_name.get(slot)  # type: ignore[arg-type]
+            if name is not None:
+                if value is not ABSENT:
+                    values[name] = value
+                    fields_set.add(name)
+                elif slot in frame.raws:  # a repeated key whose new value is not shown yet
+                    self._unset(values, fields_set, name)
+            elif self.fields.extra_allowed and value is not ABSENT:
+                extra = dict(extra or {})
+                extra[slot] = value
+        return values, fields_set, extra
+
+    def _input(self, frame: Frame, raw: Any) -> Any:
+        if frame.subst:
+            value = raw.copy()
+            value.update(frame.subst)
+            return value
+        return raw
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        value, ok, error = self.validate(self._input(frame, raw), raw)
+        if ok:
+            return value, True, None
+        return self.partial(frame, None, ABSENT), False, error
+
+
+class ModelNode(ObjectNode):
+    __slots__ = ("twin",)
+
+    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any) -> None:
+        super().__init__(annotation, cls.model_config, metadata, _model_fields(cls))
+        self.twin = partial_twin(cls)
+        self.defaults = dict.fromkeys(cls.model_fields)
+        self.passthrough = not metadata and cls.model_config.get("revalidate_instances", "never") == "never"
+        if not metadata:  # the model's own validator: no adapter to build
+            self._validator = cls.__pydantic_validator__
+
+    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+        values, fields_set, extra = self._open_values(frame, slot, value)
+        if extra is not None or self.fields.extra_allowed:
+            extra = dict(extra or ())
+        return construct_model(self.twin, values, fields_set, extra)
+
+
+class DataclassNode(ObjectNode):
+    __slots__ = ("twin",)
+
+    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any) -> None:
+        own = getattr(cls, "__pydantic_config__", None)
+        fields, no_subst = _dataclass_fields(cls)
+        super().__init__(annotation, config, metadata, _Fields(cls, own or config, fields, no_subst, False))
+        self.config = own if own is not None else config
+        self.twin = partial_twin(cls)
+        self.defaults = {f.name: None for f in dataclasses.fields(cls) if f.init}
+
+    def _input(self, frame: Frame, raw: Any) -> Any:
+        return raw  # pydantic re-reads a dataclass instance's fields: no gain in passing one
+
+    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+        values, _, _ = self._open_values(frame, slot, value)
+        return construct_dataclass(self.twin, values)
+
+
+class TypedDictNode(ObjectNode):
+    __slots__ = ()
+
+    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any) -> None:
+        own = getattr(cls, "__pydantic_config__", None)
+        merged: Optional[ConfigDict] = ConfigDict(**{**(config or {}), **(own or {})}) if own or config else None
+        fields = _typed_dict_fields(cls)
+        extra = (merged or {}).get("extra") == "allow"
+        super().__init__(annotation, merged, metadata, _Fields(cls, merged, fields, frozenset(), extra))
+
+    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+        values, _, extra = self._open_values(frame, slot, value)
+        if extra:
+            values.update(extra)
+        return values
+
+
+class RootModelNode(Node):
+    """A ``RootModel``: its root value's node, each partial value wrapped in the twin."""
+
+    __slots__ = ("inner", "twin", "cls")
+
+    def __init__(self, annotation: Any, metadata: tuple[Any, ...], cls: Any) -> None:
+        super().__init__(annotation, cls.model_config, metadata)
+        root = cls.model_fields["root"]
+        self.inner = _build(root.annotation, cls.model_config, tuple(root.metadata))
+        self.twin = partial_twin(cls)
+        self.cls = cls
+        self.is_container = self.inner.is_container
+        self.grows = self.inner.grows
+        self.passthrough = not metadata and cls.model_config.get("revalidate_instances", "never") == "never"
+        if not metadata:
+            self._validator = cls.__pydantic_validator__
+
+    def _wrap(self, value: Any) -> Any:
+        return ABSENT if value is ABSENT else construct_model(self.twin, {"root": value}, {"root"}, None)
+
+    def open_scalar(self, raw: Any) -> Any:
+        return self._wrap(self.inner.open_scalar(raw))
+
+    def complete_scalar(self, raw: Any) -> Outcome:
+        value, ok, error = self.validate(raw, raw)
+        if ok:
+            return value, True, None
+        return self._wrap(self.inner.failed_scalar(raw) if self.inner.grows else ABSENT), False, error
+
+    def for_container(self, is_list: bool) -> Node:
+        inner = self.inner.for_container(is_list)
+        return Opaque(self) if isinstance(inner, Opaque) else _RootContainer(self, inner)
+
+
+class _RootContainer(Node):
+    """A root model whose root is an open container of the inner node's kind."""
+
+    __slots__ = ("outer", "inner")
+
+    def __init__(self, outer: RootModelNode, inner: Node) -> None:
+        super().__init__(outer.annotation, outer.config, outer.metadata)
+        self.is_container = True
+        self.outer = outer
+        self.inner = inner
+        self._validator = outer.validator
+
+    def child(self, slot: Slot) -> Node:
+        return self.inner.child(slot)
+
+    def for_container(self, is_list: bool) -> Node:
+        return self
+
+    def init(self, frame: Frame) -> None:
+        self.inner.init(frame)
+
+    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        return self.inner.add(frame, slot, raw, value, ok, node)
+
+    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+        return self.outer._wrap(self.inner.partial(frame, slot, value))
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        value, ok, error = self.validate(raw, raw)
+        if ok:
+            return value, True, None
+        return self.partial(frame, None, ABSENT), False, error
+
+    def complete_container(self, raw: Any) -> Outcome:
+        value, ok, error = self.validate(raw, raw)
+        if ok:
+            return value, True, None
+        return self.outer._wrap(self.inner.partial_from_raw(raw)), False, error
+
+
+class SequenceNode(Node):
+    """A list, tuple, set or other sequence: its completed items and the open one."""
+
+    __slots__ = ("item", "items", "make", "plain")
+
+    def __init__(
+        self,
+        annotation: Any,
+        config: Optional[ConfigDict],
+        metadata: tuple[Any, ...],
+        origin: Any,
+        items: tuple[Any, ...],
+        variadic: bool,
+    ) -> None:
+        super().__init__(annotation, config, metadata)
+        self.is_container = True
+        # A fixed tuple has a node per position; anything else one for every item.
+        self.item: Optional[Node] = _build(items[0] if items else Any, config) if variadic else None
+        self.items = tuple(_build(item, config) for item in items) if not variadic else ()
+        self.make: Optional[Callable[[list[Any]], Any]] = _MAKERS.get(origin)
+        # A plain list or tuple validates item by item, as the items were validated when they completed: its value is
+        # the list of them, with no call into pydantic.
+        self.plain = not metadata and variadic and origin in (list, tuple)
+        self.passthrough = self.plain and self.item is not None and self.item.passthrough
+
+    def child(self, slot: Slot) -> Node:
+        if self.item is not None:
+            return self.item
+        return self.items[slot] if type(slot) is int and slot < len(self.items) else IGNORE
+
+    def for_container(self, is_list: bool) -> Node:
+        return self if is_list else Opaque(self)
+
+    def init(self, frame: Frame) -> None:
+        frame.values = []
+        frame.subst = None
+
+    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        frame.raws.append(raw)
+        frame.values.append(value)
+        if not ok:
+            frame.bad += 1
+        if not self.plain and node.passthrough and ok and (type(raw) is dict or type(raw) is list):
+            if frame.subst is None:
+                frame.subst = {}
+            frame.subst[len(frame.raws) - 1] = value
+        return None
+
+    def _shape(self, items: list[Any]) -> Any:
+        if self.make is None:
+            return items
+        try:
+            return self.make(items)
+        except TypeError:  # an unhashable partial item in a set
+            return items
+
+    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+        items = frame.values.copy()
+        if value is not ABSENT:
+            items.append(value)
+        return self._shape(items)
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        if self.plain and not frame.bad:
+            return self._shape(frame.values), True, None
+        value = raw
+        if frame.subst:
+            value = raw.copy()
+            for index, item in frame.subst.items():
+                value[index] = item
+        value, ok, error = self.validate(value, raw)
+        if ok:
+            return value, True, None
+        return self._shape(frame.values.copy()), False, error
+
+
+class MappingNode(Node):
+    """A dict: its completed members and the open one, keys validated as the key type says."""
+
+    __slots__ = ("key", "value", "plain", "key_plain")
+
+    def __init__(
+        self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], key: Any, value: Any
+    ) -> None:
+        super().__init__(annotation, config, metadata)
+        self.is_container = True
+        self.key = _build(key, config)
+        self.value = _build(value, config)
+        self.key_plain = key is str or key is Any
+        self.plain = not metadata and self.key_plain
+        self.passthrough = self.plain and self.value.passthrough
+
+    def child(self, slot: Slot) -> Node:
+        return self.value
+
+    def for_container(self, is_list: bool) -> Node:
+        return Opaque(self) if is_list else self
+
+    def init(self, frame: Frame) -> None:
+        frame.values = {}
+        frame.subst = None
+
+    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        frame.raws[slot] = raw
+        key: Any = slot
+        if not self.key_plain:
+            key, key_ok, _ = self.key.complete_scalar(slot)
+            if not key_ok:
+                frame.bad += 1
+                return None
+        if not ok:
+            frame.bad += 1
+        frame.values[key] = value
+        if node.passthrough and ok and (type(raw) is dict or type(raw) is list):
+            if frame.subst is None:
+                frame.subst = {}
+            frame.subst[slot] = value
+        elif frame.subst is not None:
+            frame.subst.pop(slot, None)
+        return None
+
+    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+        values = frame.values.copy()
+        if slot is not None and self.key_plain:
+            if value is not ABSENT:
+                values[slot] = value
+            else:
+                values.pop(slot, None)  # a repeated key whose new value is not shown yet
+        return values
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        if self.plain and not frame.bad:
+            return frame.values, True, None
+        value = raw
+        if frame.subst:
+            value = raw.copy()
+            value.update(frame.subst)
+        value, ok, error = self.validate(value, raw)
+        if ok:
+            return value, True, None
+        return frame.values.copy(), False, error
+
+
+class UnionNode(Node):
+    """A union that is not discriminated: a container goes to its only member of that kind, or waits (a plain dict
+    or list) until it completes and the union's validation picks; a scalar is validated by the union."""
+
+    __slots__ = ("members",)
+
+    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], members: list[Node]):
+        super().__init__(annotation, config, metadata)
+        self.is_container = any(member.is_container for member in members)
+        self.members = members
+        self.grows = any(member.grows for member in members)
+        # An instance of a member passes a union's validation as it is, unless metadata adds user code.
+        only_discriminator = all(getattr(item, "discriminator", None) is not None for item in metadata)
+        self.passthrough = only_discriminator and all(member.passthrough for member in members)
+
+    def open_scalar(self, raw: Any) -> Any:
+        for member in self.members:
+            value = member.open_scalar(raw)
+            if value is not ABSENT:
+                return value
+        return ABSENT
+
+    def for_container(self, is_list: bool) -> Node:
+        takers = [member for member in self.members if _takes(member, is_list)]
+        if len(takers) == 1 and not self.metadata:
+            return takers[0].for_container(is_list)
+        if not takers:
+            return Opaque(self)
+        return Undecided(self)
+
+
+class DiscriminatedNode(UnionNode):
+    """A union with a discriminator: an object shows as a plain dict until its discriminator completes, then as
+    the variant it names."""
+
+    __slots__ = ("key", "variants")
+
+    def __init__(
+        self,
+        annotation: Any,
+        config: Optional[ConfigDict],
+        metadata: tuple[Any, ...],
+        members: list[Node],
+        key: str,
+        variants: dict[Any, Node],
+    ) -> None:
+        super().__init__(annotation, config, metadata, members)
+        self.key = key
+        self.variants = variants
+
+    def for_container(self, is_list: bool) -> Node:
+        return Opaque(self) if is_list else Discriminating(self)
+
+
+_MAKERS: dict[Any, Callable[[list[Any]], Any]] = {
+    tuple: tuple,
+    set: set,
+    frozenset: frozenset,
+    deque: deque,
+    AbstractSet: set,
+    MutableSet: set,
+}
+
+
+def _takes(node: Node, is_list: bool) -> bool:
+    """Whether a union member can take a container of this kind."""
+    if isinstance(node, (AnyNode, UnionNode)):
+        return node.is_container
+    if isinstance(node, SequenceNode) or (isinstance(node, RootModelNode) and _takes(node.inner, is_list)):
+        return is_list
+    return isinstance(node, (ObjectNode, MappingNode))
+
+
+# --- Fields -------------------------------------------------------------------------------------------------------
+
+_INPUT_VALIDATOR_MODES = frozenset({"before", "wrap", "plain"})
+
+
+# A model's fields are shared by every place the model appears; their nodes are built on first use, so that a
+# recursive model's plan is as deep as the documents it reads.
+_MODEL_FIELDS: weakref.WeakKeyDictionary[type, _Fields] = weakref.WeakKeyDictionary()
+
+
+def _model_fields(cls: type[BaseModel]) -> _Fields:
+    found = _MODEL_FIELDS.get(cls)
+    if found is None:
+        if not cls.__pydantic_complete__:
+            cls.model_rebuild()
+        config = cls.model_config
+        found = _Fields(cls, config, dict(cls.model_fields), _no_subst(cls), config.get("extra") == "allow")
+        _MODEL_FIELDS[cls] = found
+    return found
+
+
+def _no_subst(cls: Any) -> frozenset[str]:
+    """Fields whose input a user's validator sees before validation (so a validated child must not replace it)."""
+    decorators = getattr(cls, "__pydantic_decorators__", None)
+    if decorators is None:
+        return frozenset()
+    names = frozenset(getattr(cls, "__pydantic_fields__", None) or getattr(cls, "model_fields", {}))
+    whole = list(decorators.model_validators.values()) + list(decorators.root_validators.values())
+    if any(getattr(d.info, "mode", "before") in _INPUT_VALIDATOR_MODES for d in whole):
+        return names
+    blocked: set[str] = set()
+    for decorator in [*decorators.field_validators.values(), *decorators.validators.values()]:
+        if getattr(decorator.info, "mode", "before") in _INPUT_VALIDATOR_MODES:
+            fields = decorator.info.fields
+            blocked.update(names if "*" in fields else fields)
+    return frozenset(blocked)
+
+
+def _dataclass_fields(cls: Any) -> tuple[dict[str, FieldInfo], frozenset[str]]:
+    known = getattr(cls, "__pydantic_fields__", None)
+    if known:
+        return dict(known), _no_subst(cls)
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields: dict[str, FieldInfo] = {}
+    for field in dataclasses.fields(cls):
+        if not field.init:
+            continue
+        default = field.default
+        if isinstance(default, FieldInfo):
+            info = FieldInfo.merge_field_infos(default, annotation=hints.get(field.name, Any))
+        else:
+            info = FieldInfo.from_annotation(hints.get(field.name, Any))
+        fields[field.name] = info
+    return fields, frozenset()
+
+
+def _typed_dict_fields(cls: Any) -> dict[str, FieldInfo]:
+    fields: dict[str, FieldInfo] = {}
+    for name, hint in typing.get_type_hints(cls, include_extras=True).items():
+        hint, metadata = unwrap(hint, ())
+        while typing.get_origin(hint) in REQUIRED_ORIGINS:
+            hint, more = unwrap(typing.get_args(hint)[0], ())
+            metadata += more
+        fields[name] = FieldInfo.from_annotation(with_metadata(hint, metadata))
+    return fields

@@ -1,0 +1,422 @@
+"""Nodes: what a stream needs to know about one place in a type. A node answers four questions:
+
+- what an open string or word at its place shows (``open_scalar``): a growing string where the type is a plain
+  ``str``, nothing otherwise (numbers, booleans, literals, enums, constrained strings wait until complete);
+- what a completed scalar shows (``complete_scalar``): the scalar validated alone against the annotation;
+- what an open container shows (``partial``), from the completed members recorded in its frame (``add``) and the
+  open member: a partial twin for a model, a list, a dict;
+- what a completed container is (``finalize``): validated once, reusing validated children where that cannot change
+  what validation sees.
+
+Frames hold an open container's completed members; the stream keeps one per open container on the open path. This
+module has the base node and the nodes of scalars and of ``Any``; ``_containers`` has those of models, lists, dicts
+and unions.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from typing import Any, Optional, Union
+
+from pydantic import ConfigDict, TypeAdapter
+from pydantic.errors import PydanticUserError
+
+from ._annotations import NONE_TYPE, is_enum, is_literal
+
+if typing.TYPE_CHECKING:
+    from ._containers import DiscriminatedNode
+
+
+class _Absent:
+    """Nothing to show at this place (yet)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+
+Slot = Union[str, int]
+Outcome = tuple[Any, bool, Optional[BaseException]]  # (what to show, valid, the error)
+Errors = Optional[list[tuple[Slot, BaseException]]]  # errors found while re-reading a frame's members
+
+# Annotations whose validated value re-validates to itself (no user code involved): a container holding only these
+# and models may pass its validated value on to its parent's validation.
+_PLAIN_SCALARS = (str, int, float, bool, NONE_TYPE)
+_FAST_TYPES = {str: str, int: int, float: float, bool: bool}  # the raw type that validates to itself
+_STRING_CONSTRAINTS = ("pattern", "min_length", "max_length")
+
+
+def dumps(raw: Any) -> str:
+    return json.dumps(raw, ensure_ascii=False)
+
+
+# Config that changes a plain scalar's validated value (so validating it cannot be skipped).
+_TRANSFORMING_CONFIG = (
+    "strict",
+    "str_strip_whitespace",
+    "str_to_lower",
+    "str_to_upper",
+    "str_min_length",
+    "str_max_length",
+)
+
+
+def _config_transforms(config: Optional[ConfigDict]) -> bool:
+    if not config:
+        return False
+    return any(config.get(key) for key in _TRANSFORMING_CONFIG) or config.get("allow_inf_nan") is False
+
+
+def _validator_for(annotation: Any, config: Optional[ConfigDict]) -> Any:
+    if config:
+        try:
+            return TypeAdapter(annotation, config=config).validator
+        except PydanticUserError:  # a type with a config of its own
+            pass
+    return TypeAdapter(annotation).validator
+
+
+class Frame:
+    """An open container on the open path: its completed members and what its node keeps to show it quickly."""
+
+    __slots__ = ("path", "node", "raws", "values", "fields_set", "extra", "subst", "failed", "bad")
+
+    def __init__(self, path: tuple[Slot, ...], node: Node, is_list: bool) -> None:
+        self.path = path
+        self.node = node
+        self.raws: Any = [] if is_list else {}  # the completed members' plain values, by slot
+        self.failed: list[Slot] = []  # members whose errors were recorded
+        self.bad = 0  # members that failed validation (recorded or not)
+        # What the node keeps: the members' shown values, the fields read, extra members, validated stand-ins.
+        self.values: Any = None
+        self.fields_set: Any = None
+        self.extra: Any = None
+        self.subst: Any = None
+        node.init(self)
+
+
+# --- Nodes --------------------------------------------------------------------------------------------------------
+
+
+class Node:
+    """A place in a type. The base node shows nothing until complete and validates with its annotation."""
+
+    __slots__ = (
+        "annotation",
+        "config",
+        "metadata",
+        "nullable",
+        "json_mode",
+        "grows",
+        "passthrough",
+        "is_container",
+        "_validator",
+    )
+
+    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...] = ()) -> None:
+        self.annotation = annotation
+        self.config = config
+        self.metadata = metadata
+        self.nullable = False  # null is valid here (an Optional)
+        self.grows = False  # an open string shows as it grows
+        self.passthrough = False  # the validated value may stand in for the plain one in the parent's input
+        self.is_container = False  # an open container shows partially (else only once complete)
+        # Strict validation of Python values rejects what JSON gives (a string for a datetime or an enum): strict
+        # places validate the JSON text of the value instead.
+        self.json_mode = bool(config and config.get("strict")) or any(getattr(m, "strict", None) for m in metadata)
+        self._validator: Any = None
+
+    # --- Validation ---
+
+    @property
+    def validator(self) -> Any:
+        if self._validator is None:
+            self._validator = _validator_for(self.annotation, self.config)
+        return self._validator
+
+    def validate(self, value: Any, raw: Any) -> Outcome:
+        """Validate ``value`` (``raw`` with validated parts standing in); on failure, the JSON text of ``raw``
+        decides, as ``validate_json`` of the whole text would. Never raises."""
+        try:
+            validator = self.validator
+        except Exception as error:  # a part pydantic cannot validate on its own: it is validated with its parent
+            return ABSENT, False, error
+        if not self.json_mode:
+            try:
+                return validator.validate_python(value), True, None
+            except Exception:
+                pass
+        try:
+            return validator.validate_json(dumps(raw)), True, None
+        except Exception as error:  # a ValidationError, or whatever a user's validator raised
+            return ABSENT, False, error
+
+    def complete_scalar(self, raw: Any) -> Outcome:
+        """A completed string, number or literal at this place, validated alone."""
+        if raw is None and self.nullable:
+            return None, True, None
+        value, ok, error = self.validate(raw, raw)
+        return (value if ok else self.failed_scalar(raw)), ok, error
+
+    def failed_scalar(self, raw: Any) -> Any:
+        """What a completed scalar that failed validation shows: what it showed while open, so no type flips."""
+        return raw if self.grows and type(raw) is str else None
+
+    def open_scalar(self, raw: Any) -> Any:
+        return ABSENT
+
+    # --- Containers ---
+
+    def child(self, slot: Slot) -> Node:
+        return IGNORE
+
+    def for_container(self, is_list: bool) -> Node:
+        """The node that shows an open container of this kind here."""
+        return Opaque(self)
+
+    def complete_container(self, raw: Any) -> Outcome:
+        """A completed container that has no frame (it arrived whole): validated from its plain value."""
+        value, ok, error = self.validate(raw, raw)
+        if ok:
+            return value, True, None
+        return self.partial_from_raw(raw), False, error
+
+    def partial_from_raw(self, raw: Any) -> Any:
+        """What a completed, invalid container shows: its partial value, built from its members."""
+        if not self.is_container:
+            return None
+        frame = Frame((), self, type(raw) is list)
+        members = enumerate(raw) if type(raw) is list else raw.items()
+        for slot, member in members:
+            node = self.child(slot)
+            if type(member) is dict or type(member) is list:
+                value, ok, _ = node.for_container(type(member) is list).complete_container(member)
+            else:
+                value, ok, _ = node.complete_scalar(member)
+            self.add(frame, slot, member, value, ok, node)
+        return self.partial(frame, None, ABSENT)
+
+    def init(self, frame: Frame) -> None:
+        pass
+
+    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        """Record a completed member; return errors found by re-reading members (a union that picked its variant)."""
+        return None
+
+    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+        """The partial value of an open container: its completed members and the open one (``value`` at ``slot``)."""
+        return ABSENT
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        return self.complete_container(raw)
+
+    def json_keys(self, name: Slot) -> tuple[Slot, ...]:
+        """The JSON keys that an attribute name stands for here (``is_complete`` takes names and aliases)."""
+        return (name,)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.annotation!r})"
+
+
+class _Ignore(Node):
+    """A place nothing is shown or validated at (inside a container that is shown only once complete)."""
+
+    __slots__ = ()
+
+    def child(self, slot: Slot) -> Node:
+        return self
+
+    def for_container(self, is_list: bool) -> Node:
+        return self
+
+    def complete_scalar(self, raw: Any) -> Outcome:
+        return ABSENT, True, None
+
+    def complete_container(self, raw: Any) -> Outcome:
+        return ABSENT, True, None
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        return ABSENT, True, None
+
+
+IGNORE = _Ignore(Any, None)
+
+
+class Opaque(Node):
+    """A container where the type wants something it cannot show partially (a scalar type, a custom type, a list
+    where an object belongs): nothing until complete, then validated whole."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Node) -> None:
+        super().__init__(inner.annotation, inner.config, inner.metadata)
+        self.inner = inner
+
+    def for_container(self, is_list: bool) -> Node:
+        return self
+
+    def complete_container(self, raw: Any) -> Outcome:
+        value, ok, error = self.inner.validate(raw, raw)
+        return (value if ok else None), ok, error
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        return self.complete_container(raw)
+
+
+class ScalarNode(Node):
+    """A string, number, boolean, null, literal, enum or any other type a JSON scalar validates to."""
+
+    __slots__ = ("fast", "plain")
+
+    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], base: Any) -> None:
+        super().__init__(annotation, config, metadata)
+        constrained = any(getattr(m, attr, None) is not None for m in metadata for attr in _STRING_CONSTRAINTS)
+        config_constrained = bool(config) and any(
+            config.get(key) is not None  # type: ignore[union-attr]
+            for key in ("str_min_length", "str_max_length")
+        )
+        # Only a plain str shows while it grows: a literal, an enum, a constrained string or any other type a
+        # string validates to (a datetime, a UUID) would change value or type when it completes.
+        self.grows = base is str and not constrained and not config_constrained
+        self.plain = not metadata and (base in _PLAIN_SCALARS or is_literal(base) or is_enum(base))
+        self.passthrough = self.plain
+        self.fast: Any = None
+        if not metadata and not self.json_mode and isinstance(base, type) and not _config_transforms(config):
+            self.fast = _FAST_TYPES.get(base)
+
+    def complete_scalar(self, raw: Any) -> Outcome:
+        if type(raw) is self.fast:  # the common case, without a call into pydantic
+            return raw, True, None
+        return super().complete_scalar(raw)
+
+    def open_scalar(self, raw: Any) -> Any:
+        return raw if self.grows and type(raw) is str else ABSENT
+
+
+class AnyNode(Node):
+    """``Any``: the plain JSON value, numbers and literals once complete, strings as they grow."""
+
+    __slots__ = ()
+
+    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...] = ()) -> None:
+        super().__init__(annotation, config, metadata)
+        self.grows = self.is_container = self.passthrough = True
+
+    def child(self, slot: Slot) -> Node:
+        return ANY
+
+    def for_container(self, is_list: bool) -> Node:
+        return self
+
+    def complete_scalar(self, raw: Any) -> Outcome:
+        return raw, True, None
+
+    def open_scalar(self, raw: Any) -> Any:
+        return raw if type(raw) is str else ABSENT
+
+    def complete_container(self, raw: Any) -> Outcome:
+        return raw, True, None
+
+    def init(self, frame: Frame) -> None:
+        frame.values = [] if type(frame.raws) is list else {}
+
+    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        if type(frame.raws) is list:
+            frame.raws.append(raw)
+            frame.values.append(value)
+        else:
+            frame.raws[slot] = raw
+            frame.values[slot] = value
+        return None
+
+    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+        out = frame.values.copy()
+        if value is not ABSENT:
+            if type(out) is list:
+                out.append(value)
+            else:
+                out[slot] = value
+        elif slot is not None and type(out) is dict:
+            out.pop(slot, None)  # a repeated key whose new value is not shown yet
+        return out
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        return raw, True, None
+
+
+ANY = AnyNode(Any, None)
+
+
+class Undecided(AnyNode):
+    """A union whose variant is not known yet: the plain value read so far, then the validated union value."""
+
+    __slots__ = ("union",)
+
+    def __init__(self, union: Node) -> None:
+        super().__init__(union.annotation, union.config, union.metadata)
+        self.passthrough = union.passthrough
+        self.union = union
+
+    def complete_container(self, raw: Any) -> Outcome:
+        value, ok, error = self.union.validate(raw, raw)
+        return (value if ok else raw), ok, error
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        value, ok, error = self.union.validate(raw, raw)
+        return (value if ok else self.partial(frame, None, ABSENT)), ok, error
+
+
+class _Tag(AnyNode):
+    """A discriminator's value in an object whose variant is not known yet: shown once complete, as a literal is."""
+
+    __slots__ = ()
+
+    def open_scalar(self, raw: Any) -> Any:
+        return ABSENT
+
+
+TAG = _Tag(Any, None)
+
+
+class Discriminating(Undecided):
+    """A discriminated union before its discriminator completes; then the frame turns into the variant's."""
+
+    __slots__ = ()
+
+    def child(self, slot: Slot) -> Node:
+        return TAG if slot == self.union.key else ANY  # type: ignore[attr-defined]
+
+    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        super().add(frame, slot, raw, value, ok, node)
+        union: DiscriminatedNode = self.union  # type: ignore[assignment]
+        if slot != union.key:
+            return None
+        try:
+            variant = union.variants.get(raw)
+        except TypeError:  # an unhashable value: no variant
+            variant = None
+        if variant is None:
+            return None
+        # The variant is known: re-read the members completed so far as the variant's.
+        raws = frame.raws
+        frame.node = variant = variant.for_container(False)
+        frame.raws = {}
+        frame.bad = 0
+        frame.failed = []
+        variant.init(frame)
+        errors: list[tuple[Slot, BaseException]] = []
+        for key, member in raws.items():
+            member_node = variant.child(key)
+            if type(member) is dict or type(member) is list:
+                value, ok, error = member_node.for_container(type(member) is list).complete_container(member)
+                if error is not None:
+                    errors.append((key, error))
+                    frame.failed.append(key)
+            else:
+                value, ok, error = member_node.complete_scalar(member)
+            variant.add(frame, key, member, value, ok, member_node)
+        return errors
