@@ -15,17 +15,22 @@ token piece, and every contender reads every event and makes the partial argumen
 - ``floor-<api>-<shape>``: the parser fed each piece read straight out of its event along the path known in advance,
   with no check: what reading these events costs any reader (an SDK chunk is a chain of objects to walk).
 
-How. Every contender reads the events as a client does: each event is built from the data of its server-sent event
-just before it is read (``json.loads``, then for SDK objects the SDK's ``construct_type``, as its ``Stream`` does; no
-validation), untimed, and each read is timed alone (two timer calls an event, paid alike by every contender, the
-parser baselines included). So the events are as warm in the cache as fresh ones, and the reading code runs after
-the SDK's own code as it does in a client. Each round runs every contender once per workload, in rotating order,
-after ``gc.collect()``: the SDK helpers in the first 3 rounds (not repeated once their runs add up to more than the
-cap, 30 s), ours and the parsers in all 9. The tables show median wall times (``perf_counter``). After a contender's
-first run its final arguments are compared with ``json.loads`` of the text (MISMATCH otherwise). The exit status is
-1 when one of ours gives a wrong value.
+How. Events are built from the data of their server-sent events (``json.loads``, then for SDK objects the SDK's
+``construct_type``, as its ``Stream`` does; no validation), untimed, in one of two ways (``--events``):
 
-    python bench/sdk.py [--quick] [--repeats N] [--cap SECONDS] [--json out.json]
+- ``prebuilt`` (the default): each round builds every API's events once per shape, up front, and every contender
+  reads the same objects, as the issue that set the targets measured them;
+- ``fresh``: each event is built just before it is read, as a client reads a stream, so the reading code runs after
+  the SDK's own code, with what that leaves in the caches. Every contender, the parser included, costs more per
+  event this way (the parser's time per piece triples or more).
+
+Each read is timed alone (two timer calls an event, paid alike by every contender, the parser baselines included).
+Each round runs every contender once per workload, in rotating order, after ``gc.collect()``: the SDK helpers in the
+first 3 rounds (not repeated once their runs add up to more than the cap, 30 s), ours and the parsers in all 9. The
+tables show median wall times (``perf_counter``). After every run a contender's final arguments are compared with
+``json.loads`` of the text (MISMATCH otherwise). The exit status is 1 when one of ours gives a wrong value.
+
+    python bench/sdk.py [--quick] [--events prebuilt|fresh] [--repeats N] [--cap SECONDS] [--json out.json]
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ import json
 import platform
 import statistics
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
@@ -56,7 +61,8 @@ from streaming_json.integrations import (  # noqa: E402
 )
 
 TOOL_NAME = "write_file"
-Runner = Callable[["Streams", Callable[[str], Any]], tuple[float, Any]]
+Events = Iterable[tuple[Any, Optional[str]]]  # each event read, with the piece it carries (None: no piece)
+Runner = Callable[["Streams", Events], tuple[float, Any]]
 # The tool as the OpenAI helper is given it: strict, so that it parses the arguments on every chunk.
 STRICT_TOOL = {
     "type": "function",
@@ -193,11 +199,11 @@ def run_parser(api: str) -> Runner:
     """The parser alone on the pieces, each appended after the API's event that carries it was built (untimed): the
     baseline of our adapter's overhead on the same events."""
 
-    def run(stream: Streams, build: Callable[[str], Any]) -> tuple[float, Any]:
+    def run(stream: Streams, events: Events) -> tuple[float, Any]:
         arguments = ToolCallArgumentsStream()
         append = arguments.append
         elapsed = 0.0
-        for _, piece in fresh_events(stream, api, build):
+        for _, piece in events:
             start = perf_counter()
             if piece is not None:
                 append(piece)
@@ -210,7 +216,7 @@ def run_parser(api: str) -> Runner:
     return run
 
 
-def run_parser_alone(stream: Streams, build: Any) -> tuple[float, Any]:
+def run_parser_alone(stream: Streams, events: Events) -> tuple[float, Any]:
     """The parser fed the pieces back to back: what reading them costs with nothing in between."""
     arguments = ToolCallArgumentsStream()
     append = arguments.append
@@ -232,11 +238,11 @@ FLOOR_READS = {
     ("responses", "dicts"): 'event["delta"]',
 }
 FLOOR_SOURCE = """
-def run(stream, build):
+def run(stream, events):
     arguments = ToolCallArgumentsStream()
     append = arguments.append
     elapsed = 0.0
-    for event, piece in fresh_events(stream, {api!r}, build):
+    for event, piece in events:
         start = perf_counter()
         if piece is not None:
             append({read})
@@ -251,18 +257,18 @@ def run(stream, build):
 def run_floor(api: str, shape: str) -> Runner:
     """The parser fed each piece read straight out of its event (``FLOOR_READS``): what any reader of these events
     pays. Our adapter's own logic is what it costs beyond this."""
-    namespace = {"ToolCallArgumentsStream": ToolCallArgumentsStream, "fresh_events": fresh_events}
+    namespace: dict[str, Any] = {"ToolCallArgumentsStream": ToolCallArgumentsStream}
     namespace["perf_counter"] = perf_counter
     exec(FLOOR_SOURCE.format(api=api, read=FLOOR_READS[api, shape]), namespace)
     return namespace["run"]  # type: ignore[return-value]
 
 
 def run_ours(accumulator_class: Any, api: str) -> Runner:
-    def run(stream: Streams, build: Callable[[str], Any]) -> tuple[float, Any]:
+    def run(stream: Streams, events: Events) -> tuple[float, Any]:
         calls = accumulator_class()
         feed = calls.feed
         elapsed = 0.0
-        for event, _ in fresh_events(stream, api, build):
+        for event, _ in events:
             start = perf_counter()
             feed(event)
             elapsed += perf_counter() - start
@@ -275,24 +281,24 @@ def run_ours(accumulator_class: Any, api: str) -> Runner:
     return run
 
 
-def run_anthropic_helper(stream: Streams, build: Callable[[str], Any]) -> tuple[float, Any]:
+def run_anthropic_helper(stream: Streams, events: Events) -> tuple[float, Any]:
     from anthropic.lib.streaming._messages import accumulate_event
 
     snapshot, json_bufs, elapsed = None, {}, 0.0
-    for event, _ in fresh_events(stream, "anthropic", build):
+    for event, _ in events:
         start = perf_counter()
         snapshot = accumulate_event(event=event, current_snapshot=snapshot, json_bufs=json_bufs)
         elapsed += perf_counter() - start
     return elapsed, snapshot.content[0].input  # type: ignore[union-attr]
 
 
-def run_openai_helper(stream: Streams, build: Callable[[str], Any]) -> tuple[float, Any]:
+def run_openai_helper(stream: Streams, events: Events) -> tuple[float, Any]:
     from openai.lib.streaming.chat import ChatCompletionStreamState
 
     state: Any = ChatCompletionStreamState(input_tools=[STRICT_TOOL])
     handle_chunk = state.handle_chunk
     elapsed = 0.0
-    for chunk, _ in fresh_events(stream, "chat", build):
+    for chunk, _ in events:
         start = perf_counter()
         handle_chunk(chunk)
         elapsed += perf_counter() - start
@@ -344,14 +350,18 @@ class Result:
 
 
 def measure(
-    stream: Streams, repeats: int, fast_repeats: int, cap: float, build: dict[str, dict[str, Any]]
+    stream: Streams, repeats: int, fast_repeats: int, cap: float, build: dict[str, dict[str, Any]], prebuilt: bool
 ) -> dict[str, Result]:
     """Rounds of every contender in rotating order: ours and the parser in all ``fast_repeats`` rounds (their runs
-    are short, so a preemption weighs on one of them), the helpers in the first ``repeats`` (and not past ``cap``)."""
+    are short, so a preemption weighs on one of them), the helpers in the first ``repeats`` (and not past ``cap``).
+
+    ``prebuilt``: each round builds every API's events once per shape, up front, and gives every contender the same
+    objects; otherwise each contender reads events built one by one just before it reads them."""
     expected = json.loads(stream.text)
     results = {c.name: Result() for c in CONTENDERS}
     for round_number in range(max(repeats, fast_repeats)):
         shift = round_number % len(CONTENDERS)
+        built: dict[tuple[str, str], list[tuple[Any, Optional[str]]]] = {}
         for contender in CONTENDERS[shift:] + CONTENDERS[:shift]:
             result = results[contender.name]
             if result.status:
@@ -360,13 +370,22 @@ def measure(
                 continue
             if not contender.ours and (round_number >= repeats or sum(result.times) > cap):
                 continue
+            make = build[contender.shape][contender.api]
+            events: Events
+            if prebuilt:
+                key = (contender.shape, contender.api)
+                if key not in built:
+                    built[key] = list(fresh_events(stream, contender.api, make))
+                events = built[key]
+            else:
+                events = fresh_events(stream, contender.api, make)
             gc.collect()
             try:
-                elapsed, arguments = contender.run(stream, build[contender.shape][contender.api])
+                elapsed, arguments = contender.run(stream, events)
             except Exception as error:  # a helper that raises is reported, not fatal
                 result.status, result.detail = "ERROR", f"{type(error).__name__}: {error}"[:200]
                 continue
-            if not result.times and arguments != expected:
+            if arguments != expected:  # every run: a helper could change the objects it shares with the others
                 result.status = "MISMATCH"
                 continue
             result.times.append(elapsed)
@@ -502,6 +521,13 @@ def main(argv: Optional[list[str]] = None) -> int:
         "--fast-repeats", type=int, help="runs of ours and the parser per workload (default 9, quick 3)"
     )
     parser.add_argument("--cap", type=float, default=30.0, help="seconds of a helper's runs before it is not repeated")
+    parser.add_argument(
+        "--events",
+        choices=("prebuilt", "fresh"),
+        default="prebuilt",
+        help="prebuilt: every contender reads the same event objects, built up front (the default, as the issue"
+        " measured); fresh: each event is built just before it is read, as a client reads a stream",
+    )
     parser.add_argument("--json", type=Path, help="write the raw results to this file")
     args = parser.parse_args(argv)
     repeats = args.repeats or (1 if args.quick else 3)
@@ -515,23 +541,24 @@ def main(argv: Optional[list[str]] = None) -> int:
     env = environment()
     print(
         f"Python {env['python']} on {env['platform']}, backend {env['backend']}; anthropic {env['anthropic']}, "
-        f"openai {env['openai']}, jiter {env['jiter']}; helpers {repeats} runs, ours {fast_repeats}"
-        + (", quick sizes" if args.quick else ""),
+        f"openai {env['openai']}, jiter {env['jiter']}; {args.events} events; helpers {repeats} runs, ours"
+        f" {fast_repeats}" + (", quick sizes" if args.quick else ""),
         flush=True,
     )
     warm_up = streams(workloads.write_file(1, 0.05))
     for contender in CONTENDERS:  # imports, first calls and caches, untimed
-        contender.run(warm_up, build[contender.shape][contender.api])
+        contender.run(warm_up, fresh_events(warm_up, contender.api, build[contender.shape][contender.api]))
     done = []
     for key in TITLES:
         stream = streams(build_workload(key, scale))
         print(f"  running {TITLES[key]} ({len(stream.pieces):,} pieces) ...", file=sys.stderr, flush=True)
-        done.append((key, stream, measure(stream, repeats, fast_repeats, args.cap, build)))
+        done.append((key, stream, measure(stream, repeats, fast_repeats, args.cap, build, args.events == "prebuilt")))
     text, _ = report(done, judge=not args.quick)
     print(text)
     if args.json:
         raw = {
             "environment": env,
+            "events": args.events,
             "repeats": repeats,
             "fast_repeats": fast_repeats,
             "scale": scale,
