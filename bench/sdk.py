@@ -405,10 +405,11 @@ def cell(result: Result) -> str:
     return result.status or seconds(result.median)
 
 
-def report(done: list[tuple[str, Streams, dict[str, Result]]], judge: bool) -> tuple[str, int]:
+def report(done: list[tuple[str, Streams, dict[str, Result]]], judge: bool, prebuilt: bool) -> tuple[str, int]:
     """The tables, and how many targets were missed (``judge``: whether the targets apply, at the full sizes)."""
     out, missed = [], 0
-    out.append("\nTool-call arguments through each SDK's own helper and through ours, on the same SDK event objects")
+    how = "built up front, the same objects for every contender" if prebuilt else "each built just before it is read"
+    out.append(f"\nTool-call arguments through each SDK's own helper and through ours, on SDK event objects ({how})")
     rows = []
     for key, stream, results in done:
         cells = []
@@ -553,7 +554,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         stream = streams(build_workload(key, scale))
         print(f"  running {TITLES[key]} ({len(stream.pieces):,} pieces) ...", file=sys.stderr, flush=True)
         done.append((key, stream, measure(stream, repeats, fast_repeats, args.cap, build, args.events == "prebuilt")))
-    text, _ = report(done, judge=not args.quick)
+    text, _ = report(done, judge=not args.quick, prebuilt=args.events == "prebuilt")
     print(text)
     if args.json:
         raw = {
