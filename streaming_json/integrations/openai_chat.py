@@ -48,7 +48,7 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
             else:
                 fields_of = self._fields_of
                 fields = fields_of(chunk)
-                choices = fields.get("choices")  # an SDK helper event has no such field
+                choices: Any = fields.get("choices")  # an SDK helper event has no such field (None: a TypeError below)
                 if choices is None:
                     kind = fields.get("type")
                     if kind == "chunk":  # the streaming helper's ChunkEvent wraps the chunk
@@ -148,7 +148,7 @@ class OpenAIChatStructuredOutput(StructuredOutput):
             else:
                 fields_of = self._fields_of
                 fields = fields_of(chunk)
-                choices = fields.get("choices")
+                choices: Any = fields.get("choices")
                 if choices is None:
                     kind = fields.get("type")
                     if kind == "chunk":
