@@ -58,8 +58,9 @@ def get_field(obj: Any, name: str, default: Any = None) -> Any:
 def instance_dict_reader(obj: Any) -> Callable[[Any], dict[str, Any]]:
     """The getter of ``obj``'s instance dict: the ``__get__`` of the ``__dict__`` descriptor of the class that gave
     ``obj`` one (for an SDK's events, pydantic's ``BaseModel``), which reads the dict of any instance of that class
-    with no attribute lookup. It raises ``TypeError`` for an object of any other class, and for every object if
-    ``obj`` has no instance dict: the fast paths read that as "take the general path".
+    with no attribute lookup. It raises ``TypeError`` for an object of any other class on CPython (PyPy's reads any
+    object's dict), and for every object if ``obj`` has no instance dict: the fast paths read that as "take the
+    general path".
     """
     for klass in type(obj).__mro__:
         descriptor = vars(klass).get("__dict__")
