@@ -675,9 +675,10 @@ def test_argument_deltas_take_the_fast_path(backend: ModuleType, api: str, shape
             return super()._feed(event)
 
     calls = Observed(stream_factory=backend.ToolCallArgumentsStream)
-    list(calls.stream(shaped))
+    strays = [None, "data: [DONE]", 42]  # read first, they must not turn the fast path off for the rest
+    list(calls.stream([*strays, *shaped]))
     assert calls.calls[0].text == MALFORMED
-    assert general == [shaped[0], shaped[-1]]  # the call's start and its end
+    assert general == [*strays, shaped[0], shaped[-1]]  # the strays, the call's start and its end
 
 
 def test_instance_dict_reader_reads_one_class_family_and_refuses_the_rest() -> None:

@@ -4,11 +4,11 @@ Speed. An adapter's work per event must stay small beside the parser's (about 0.
 reads the common event shape first through the fields' dict: a ``dict`` event itself, or an SDK object's instance
 dict, where pydantic models, ``SimpleNamespace`` and plain objects keep their attributes. That dict is read with the
 ``__dict__`` descriptor's own getter (:func:`instance_dict_reader`), not ``event.__dict__``: an attribute read on a
-pydantic model goes through the class's ``__getattr__`` hook and three lookups in the type's attribute cache, which
-an SDK's event building evicts between two events. Asking a pydantic model for a field it does not have goes through
-``BaseModel.__getattr__`` and an exception (about 5 µs), and ``isinstance(event, Mapping)`` is an ABC check; the fast
-paths do neither. Anything they do not recognise for certain goes to the general path, which reads every field with
-:func:`get_field`.
+pydantic model goes through the class's ``__getattr__`` hook and three lookups in the type's attribute cache (which
+other code evicts between two events), and costs more than the getter on freshly built SDK events. Asking a pydantic
+model for a field it does not have goes through ``BaseModel.__getattr__`` and an exception (about 5 µs), and
+``isinstance(event, Mapping)`` is an ABC check; the fast paths do neither. Anything they do not recognise for certain
+goes to the general path, which reads every field with :func:`get_field`.
 """
 
 from __future__ import annotations
@@ -76,15 +76,18 @@ def _no_instance_dict(obj: Any) -> dict[str, Any]:
 
 
 class ReadsEventFields:
-    """Gives ``_fields_of``: the instance-dict getter of the first event object read (:func:`instance_dict_reader`),
-    found on the first call, for the fast paths of the adapters."""
+    """Gives the adapters' fast paths ``_fields_of``: the instance-dict getter of the first event object read that
+    has an instance dict (:func:`instance_dict_reader`). The events of one stream come from one SDK, so one getter
+    reads them all; an event it cannot read takes the general path."""
 
     def __init__(self) -> None:
         self._fields_of: Callable[[Any], dict[str, Any]] = self._first_fields_of
 
     def _first_fields_of(self, obj: Any) -> dict[str, Any]:
-        self._fields_of = instance_dict_reader(obj)
-        return self._fields_of(obj)
+        reader = instance_dict_reader(obj)
+        if reader is not _no_instance_dict:  # a stray None or string first must not turn the fast paths off
+            self._fields_of = reader
+        return reader(obj)
 
 
 def text_or_none(value: Any) -> Optional[str]:
