@@ -125,12 +125,8 @@ class ObjectNode(Node):
             frame.fields_set.add(name)
         # A valid model (or list of them) goes into the parent's input as it is: pydantic passes an instance
         # through, so it is neither validated again nor copied.
-        if ok and node.passthrough and (type(raw) is dict or type(raw) is list) and name not in self.fields.no_subst:
-            if frame.subst is None:
-                frame.subst = {}
-            frame.subst[slot] = value
-        elif frame.subst is not None:
-            frame.subst.pop(slot, None)
+        passes = ok and node.passthrough and (type(raw) is dict or type(raw) is list)
+        frame.substitute(slot, value, passes and name not in self.fields.no_subst)
         return None
 
     def _unset(self, values: dict[str, Any], fields_set: set[str], name: str) -> None:
@@ -343,9 +339,7 @@ class SequenceNode(Node):
         if not ok:
             frame.bad += 1
         if not self.plain and node.passthrough and ok and (type(raw) is dict or type(raw) is list):
-            if frame.subst is None:
-                frame.subst = {}
-            frame.subst[len(frame.raws) - 1] = value
+            frame.substitute(len(frame.raws) - 1, value, True)
         return None
 
     def _shape(self, items: list[Any]) -> Any:
@@ -413,12 +407,7 @@ class MappingNode(Node):
         if not ok:
             frame.bad += 1
         frame.values[key] = value
-        if node.passthrough and ok and (type(raw) is dict or type(raw) is list):
-            if frame.subst is None:
-                frame.subst = {}
-            frame.subst[slot] = value
-        elif frame.subst is not None:
-            frame.subst.pop(slot, None)
+        frame.substitute(slot, value, node.passthrough and ok and (type(raw) is dict or type(raw) is list))
         return None
 
     def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:

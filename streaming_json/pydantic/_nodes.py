@@ -98,6 +98,16 @@ class Frame:
         self.subst: Any = None
         node.init(self)
 
+    def substitute(self, slot: Slot, value: Any, stands_in: bool) -> None:
+        """Keep ``value``, a member's validated value, to stand in for its raw value in this container's input to
+        validation (``stands_in``); else forget any kept for ``slot`` (a repeated key replaces the member)."""
+        if stands_in:
+            if self.subst is None:
+                self.subst = {}
+            self.subst[slot] = value
+        elif self.subst is not None:
+            self.subst.pop(slot, None)
+
 
 # --- Nodes --------------------------------------------------------------------------------------------------------
 
