@@ -13,7 +13,9 @@ token piece, and every contender reads every event and makes the partial argumen
   were built; ``parser``: fed the pieces back to back. Our adapter's overhead per event is (adapter time - time of its
   parser baseline) / events;
 - ``floor-<api>-<shape>``: the parser fed each piece read straight out of its event along the path known in advance,
-  with no check: what reading these events costs any reader (an SDK chunk is a chain of objects to walk).
+  with no check: what reading these events costs any reader (an SDK chunk is a chain of objects to walk);
+- ``build-<api>-<shape>``: building the events themselves, as below: what the client spends on each event before any
+  reader sees it (timed in every round of prebuilt events, in the helpers' rounds of fresh ones).
 
 How. Events are built from the data of their server-sent events (``json.loads``, then for SDK objects the SDK's
 ``construct_type``, as its ``Stream`` does; no validation), untimed, in one of two ways (``--events``):
@@ -359,9 +361,21 @@ def measure(
     objects; otherwise each contender reads events built one by one just before it reads them."""
     expected = json.loads(stream.text)
     results = {c.name: Result() for c in CONTENDERS}
+    results.update({f"build-{api}-{shape}": Result() for api in ACCUMULATORS for shape in ("sdk", "dicts")})
     for round_number in range(max(repeats, fast_repeats)):
         shift = round_number % len(CONTENDERS)
         built: dict[tuple[str, str], list[tuple[Any, Optional[str]]]] = {}
+        # Every round of prebuilt events, and the helpers' rounds of fresh ones: what building the events costs.
+        if prebuilt or round_number < repeats:
+            for api in ACCUMULATORS:
+                for shape in ("sdk", "dicts"):
+                    gc.collect()
+                    start = perf_counter()
+                    events_built = list(fresh_events(stream, api, build[shape][api]))
+                    results[f"build-{api}-{shape}"].times.append(perf_counter() - start)
+                    if prebuilt:
+                        built[shape, api] = events_built
+                    del events_built
         for contender in CONTENDERS[shift:] + CONTENDERS[:shift]:
             result = results[contender.name]
             if result.status:
@@ -370,15 +384,11 @@ def measure(
                 continue
             if not contender.ours and (round_number >= repeats or sum(result.times) > cap):
                 continue
-            make = build[contender.shape][contender.api]
             events: Events
             if prebuilt:
-                key = (contender.shape, contender.api)
-                if key not in built:
-                    built[key] = list(fresh_events(stream, contender.api, make))
-                events = built[key]
+                events = built[contender.shape, contender.api]
             else:
-                events = fresh_events(stream, contender.api, make)
+                events = fresh_events(stream, contender.api, build[contender.shape][contender.api])
             gc.collect()
             try:
                 elapsed, arguments = contender.run(stream, events)
@@ -464,6 +474,22 @@ def report(done: list[tuple[str, Streams, dict[str, Result]]], judge: bool, preb
         rows.append(row)
     headers = ["call", "parser alone", "per piece", "Anthropic", "OpenAI Chat", "OpenAI Responses"]
     out.append(table(headers, rows))
+
+    out.append(
+        "\nWhat the client spends building each event before any reader sees it, ns: the event's data through"
+        " json.loads, then the SDK's construct_type (as its Stream does) / json.loads alone (dicts)"
+    )
+    rows = []
+    for key, stream, results in done:
+        row = [TITLES[key]]
+        for api in ACCUMULATORS:
+            cells = []
+            for shape in ("sdk", "dicts"):
+                built = results[f"build-{api}-{shape}"].median
+                cells.append("-" if built is None else f"{built / len(stream.events[api]) * 1e9:,.0f}")
+            row.append(" / ".join(cells))
+        rows.append(row)
+    out.append(table(["call", "Anthropic", "OpenAI Chat", "OpenAI Responses"], rows))
 
     out.append("\nAll times (median wall time)")
     rows = [[c.name, *[cell(results[c.name]) for _, _, results in done]] for c in CONTENDERS]

@@ -13,7 +13,8 @@ One accumulator per API and purpose turns stream events into live values:
 Each takes the SDKs' event objects as well as plain dicts (as decoded from the server-sent events), and imports no
 SDK. ``feed(event)`` reads one event; ``stream(events)`` and ``astream(events)`` read a whole stream, an SDK stream
 manager (``client.messages.stream(...)``) or a plain ``create(..., stream=True)`` iterator; ``finish()`` ends what a
-stream left open. Nothing raises mid-stream on malformed arguments or output: the error comes with the end::
+stream left open. Nothing raises mid-stream on malformed arguments or output (the error comes with the end), nor on
+an event of any other shape: a field of the wrong type reads as absent::
 
     tool_calls = AnthropicToolCalls()
     for call in tool_calls.stream(client.messages.create(..., stream=True)):

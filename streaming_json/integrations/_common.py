@@ -14,7 +14,7 @@ goes to the general path, which reads every field with :func:`get_field`.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping
+from collections.abc import AsyncIterable, AsyncIterator, Hashable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Callable, Generic, NamedTuple, Optional, Protocol, TypeVar
 
 from .. import MISSING, StreamingJsonParser, ToolCallArgumentsStream, parse_json_with_repair, parse_tool_call_arguments
@@ -55,6 +55,32 @@ def get_field(obj: Any, name: str, default: Any = None) -> Any:
     return default if value is None else value
 
 
+# The general paths read a field of the wrong type as absent, so that an event of any shape is read without raising
+# (a provider's odd event reaches the adapter as it is: the SDKs build events without validation).
+
+
+def get_text(obj: Any, name: str) -> Optional[str]:
+    """A field that holds text (a type, an id, a name): None where it is missing or not text."""
+    value = get_field(obj, name)
+    return value if isinstance(value, str) else None
+
+
+def get_key(obj: Any, name: str, default: Any = None) -> Any:
+    """A field that keys a call or a part (an index): ``default`` where it is missing or cannot key a dict."""
+    value = get_field(obj, name, default)
+    try:
+        hash(value)
+    except TypeError:
+        return default
+    return value
+
+
+def get_items(obj: Any, name: str) -> Sequence[Any]:
+    """A field that holds a list (choices, tool calls): empty where it is missing or not a list."""
+    value = get_field(obj, name)
+    return value if isinstance(value, (list, tuple)) else ()
+
+
 def instance_dict_reader(obj: Any) -> Callable[[Any], dict[str, Any]]:
     """The getter of ``obj``'s instance dict: the ``__get__`` of the ``__dict__`` descriptor of the class that gave
     ``obj`` one (for an SDK's events, pydantic's ``BaseModel``), which reads the dict of any instance of that class
@@ -88,11 +114,6 @@ class ReadsEventFields:
         if reader is not _no_instance_dict:  # a stray None or string first must not turn the fast paths off
             self._fields_of = reader
         return reader(obj)
-
-
-def text_or_none(value: Any) -> Optional[str]:
-    """``value`` if it is text, else None: a piece that is not text is skipped rather than raised on mid-stream."""
-    return value if isinstance(value, str) else None
 
 
 # --- Event sources --------------------------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field
+from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field, get_key, get_text
 
 __all__ = ["AnthropicToolCalls", "AnthropicStructuredOutput"]
 
@@ -55,20 +55,20 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
 
     def _feed(self, event: Any) -> list[LiveToolCall]:
         """The general path: every kind of event."""
-        kind = get_field(event, "type")
+        kind = get_text(event, "type")
         if kind == "content_block_delta":
             delta = get_field(event, "delta")
-            call = self._open.get(get_field(event, "index"))
-            if call is None or get_field(delta, "type") != "input_json_delta":
+            call = self._open.get(get_key(event, "index"))
+            if call is None or get_text(delta, "type") != "input_json_delta":
                 return []
             return [call] if call._append(get_field(delta, "partial_json", "")) else []
         if kind == "content_block_start":
             block = get_field(event, "content_block")
-            if get_field(block, "type") != "tool_use":
+            if get_text(block, "type") != "tool_use":
                 return []
-            return [self._start(get_field(event, "index"), get_field(block, "id"), get_field(block, "name"))]
+            return [self._start(get_key(event, "index"), get_text(block, "id"), get_text(block, "name"))]
         if kind == "content_block_stop":
-            return self._finish_open([get_field(event, "index")])
+            return self._finish_open([get_key(event, "index")])
         if kind == "message_stop":
             return self.finish()
         return []
@@ -107,16 +107,16 @@ class AnthropicStructuredOutput(StructuredOutput):
         return self._append(text) if type(text) is str else self._feed(event)
 
     def _feed(self, event: Any) -> Any:
-        kind = get_field(event, "type")
+        kind = get_text(event, "type")
         if kind == "content_block_delta":
             delta = get_field(event, "delta")
-            if get_field(delta, "type") == "text_delta":
+            if get_text(delta, "type") == "text_delta":
                 text = get_field(delta, "text")
                 if isinstance(text, str):
                     self._append(text)
         elif kind == "content_block_start":
             block = get_field(event, "content_block")
-            if get_field(block, "type") == "text":
+            if get_text(block, "type") == "text":
                 text = get_field(block, "text")
                 if isinstance(text, str):
                     self._append(text)

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field, unique
+from ._common import (
+    LiveToolCall,
+    StructuredOutput,
+    ToolCallAccumulator,
+    get_field,
+    get_items,
+    get_key,
+    get_text,
+    unique,
+)
 
 __all__ = ["OpenAIChatToolCalls", "OpenAIChatStructuredOutput"]
 
@@ -72,7 +81,10 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
                 return []  # text, a refusal or the role: no call changed
             call = self._last
             if call is None or call.done or index != self._last_index or choice_index != self._last_choice:
-                call = self._open.get((choice_index, index))
+                try:
+                    call = self._open.get((choice_index, index))
+                except TypeError:  # an index that cannot key a call: the general path reads it as absent
+                    call = None
                 if call is None:
                     return self._feed(chunk)
                 self._last, self._last_choice, self._last_index = call, choice_index, index
@@ -86,22 +98,22 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
 
     def _feed(self, chunk: Any) -> list[LiveToolCall]:
         """The general path: any shape of chunk."""
-        if get_field(chunk, "type") == "chunk":
+        if get_text(chunk, "type") == "chunk":
             chunk = get_field(chunk, "chunk")
         changed: list[LiveToolCall] = []
-        for choice in get_field(chunk, "choices", ()):
-            choice_index = get_field(choice, "index", 0)
-            for tool_call in get_field(get_field(choice, "delta"), "tool_calls", ()):
+        for choice in get_items(chunk, "choices"):
+            choice_index = get_key(choice, "index", 0)
+            for tool_call in get_items(get_field(choice, "delta"), "tool_calls"):
                 changed.extend(self._read_tool_call(choice_index, tool_call))
             if get_field(choice, "finish_reason") is not None:
                 changed.extend(self._finish_open([key for key in self._open if key[0] == choice_index]))
         return unique(changed)
 
     def _read_tool_call(self, choice_index: int, tool_call: Any) -> list[LiveToolCall]:
-        key = (choice_index, get_field(tool_call, "index", 0))
-        call_id = get_field(tool_call, "id")
+        key = (choice_index, get_key(tool_call, "index", 0))
+        call_id = get_text(tool_call, "id")
         function = get_field(tool_call, "function")
-        name = get_field(function, "name")
+        name = get_text(function, "name")
         changed = []
         call = self._open.get(key)
         # Some providers give every parallel call the same index; a new id at an index is a new call.
@@ -167,9 +179,9 @@ class OpenAIChatStructuredOutput(StructuredOutput):
         return self._feed(chunk)
 
     def _feed(self, chunk: Any) -> Any:
-        if get_field(chunk, "type") == "chunk":
+        if get_text(chunk, "type") == "chunk":
             chunk = get_field(chunk, "chunk")
-        for choice in get_field(chunk, "choices", ()):
+        for choice in get_items(chunk, "choices"):
             if get_field(choice, "index", 0) != self.choice:
                 continue
             delta = get_field(choice, "delta")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field
+from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field, get_key, get_text
 
 __all__ = ["OpenAIResponsesToolCalls", "OpenAIResponsesStructuredOutput"]
 
@@ -36,9 +36,9 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
                 if fields["type"] != "response.function_call_arguments.delta":  # every event of the SDK has a type
                     return self._feed(event)
                 index, text = fields["output_index"], fields["delta"]
+            call = self._open.get(index)
         except (AttributeError, LookupError, TypeError):
             return self._feed(event)
-        call = self._open.get(index)
         if call is not None and type(text) is str:
             if not text:
                 return []
@@ -48,29 +48,29 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
 
     def _feed(self, event: Any) -> list[LiveToolCall]:
         """The general path: every kind of event."""
-        kind = get_field(event, "type")
+        kind = get_text(event, "type")
         if kind == "response.function_call_arguments.delta":
-            call = self._open_call(get_field(event, "output_index"))
+            call = self._open_call(get_key(event, "output_index"))
             return [call] if call._append(get_field(event, "delta", "")) else []
         if kind == "response.output_item.added":
-            return self._start_item(get_field(event, "output_index"), get_field(event, "item"))
+            return self._start_item(get_key(event, "output_index"), get_field(event, "item"))
         if kind == "response.function_call_arguments.done":
-            index = get_field(event, "output_index")
-            return self._end_item(index, get_field(event, "arguments"), get_field(event, "name"))
+            index = get_key(event, "output_index")
+            return self._end_item(index, get_field(event, "arguments"), get_text(event, "name"))
         if kind == "response.output_item.done":
-            index = get_field(event, "output_index")
+            index = get_key(event, "output_index")
             item = get_field(event, "item")
-            if get_field(item, "type") != "function_call" or index not in self._open:
+            if get_text(item, "type") != "function_call" or index not in self._open:
                 return []
-            return self._end_item(index, get_field(item, "arguments"), get_field(item, "name"))
+            return self._end_item(index, get_field(item, "arguments"), get_text(item, "name"))
         if kind in _ENDS:
             return self.finish()
         return []
 
     def _start_item(self, index: Optional[int], item: Any) -> list[LiveToolCall]:
-        if get_field(item, "type") != "function_call":
+        if get_text(item, "type") != "function_call":
             return []
-        call = self._start(index, get_field(item, "call_id"), get_field(item, "name"))
+        call = self._start(index, get_text(item, "call_id"), get_text(item, "name"))
         call._replace(get_field(item, "arguments", ""))
         return [call]
 
@@ -123,7 +123,7 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
         return self._feed(event)
 
     def _feed(self, event: Any) -> Any:
-        kind = get_field(event, "type")
+        kind = get_text(event, "type")
         if kind == "response.output_text.delta":
             self._enter_part(event)
             text = get_field(event, "delta")
@@ -144,7 +144,7 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
 
     def _enter_part(self, event: Any) -> bool:
         """Make the event's text part the current one; return whether it is a new part."""
-        part = (get_field(event, "output_index"), get_field(event, "content_index"))
+        part = (get_key(event, "output_index"), get_key(event, "content_index"))
         if part == self._part:
             return False
         self._part = part
