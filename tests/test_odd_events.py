@@ -1,7 +1,8 @@
 """Events of any shape are read without raising: hypothesis takes valid streams of each API, with tool calls and
 text, and replaces any field at any depth with a value of another type, or drops it. Every accumulator reads every
 such stream, as dicts, attribute objects, slotted objects and the SDK's own models built without validation (as the
-SDKs' ``Stream`` builds them, so a provider's odd event reaches the adapter as it is)."""
+SDKs' ``Stream`` builds them, so a provider's odd event reaches the adapter as it is). And objects that are no event
+at all, read among a valid stream, leave its result as it was: nothing of a valid stream is lost to them."""
 
 from __future__ import annotations
 
@@ -207,3 +208,51 @@ def test_the_valid_streams_read_as_written(backend: ModuleType, api: str) -> Non
         2 if api == "openai-chat" else 1
     )
     assert output.finish() == StructuredOutputResult({"a": [1, 2]}, None)
+
+
+# Objects that are no event of any API, or events that change nothing (Anthropic's ping, a chunk with no choices, a
+# kind of event a newer API version may add): read among a valid stream, they must leave its result as it was.
+FOREIGN_EVENTS = (
+    _SCALARS
+    | st.lists(_SCALARS, max_size=3)
+    | st.dictionaries(st.sampled_from(["data", "event", "id", "retry", "usage"]), _SCALARS, max_size=3)
+    | st.sampled_from(
+        [
+            {"type": "ping"},
+            {"choices": []},
+            {"type": "response.in_progress"},
+            {"type": "error.unknown", "index": 0},
+            {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "hm"}},
+        ]
+    )
+)
+
+
+def _outcome(tool_calls_class: type, output_class: type, backend: ModuleType, events: list[Any]) -> Any:
+    calls = tool_calls_class(stream_factory=backend.ToolCallArgumentsStream)
+    output = output_class(parser_factory=backend.StreamingJsonParser)
+    for event in events:
+        calls.feed(event)
+        output.feed(event)
+    calls.finish()
+    finished = [(call.key, call.id, call.name, call.arguments, call.error) for call in calls.calls]
+    return finished, output.finish()
+
+
+@pytest.mark.parametrize("api", sorted(VALID_STREAMS))
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_foreign_events_change_nothing(backend: ModuleType, api: str, shape: str) -> None:
+    tool_calls_class, output_class = ACCUMULATORS[api]
+    convert = SHAPES[shape](api)
+    valid = [convert(event) for event in VALID_STREAMS[api]]
+    expected = _outcome(tool_calls_class, output_class, backend, valid)
+
+    @given(st.lists(st.tuples(st.integers(0, len(valid)), FOREIGN_EVENTS), min_size=1, max_size=6))
+    @examples(40)
+    def check(insertions: list[tuple[int, Any]]) -> None:
+        events = list(valid)
+        for position, foreign in sorted(insertions, key=lambda insertion: -insertion[0]):
+            events.insert(position, convert(foreign) if isinstance(foreign, dict) else foreign)
+        assert _outcome(tool_calls_class, output_class, backend, events) == expected
+
+    check()
