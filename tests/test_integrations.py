@@ -18,7 +18,7 @@ from streaming_json.integrations import (
     OpenAIChatToolCalls,
     OpenAIResponsesToolCalls,
 )
-from streaming_json.integrations._common import instance_dict_reader
+from streaming_json.integrations._fields import instance_dict_reader
 
 from .sdk_events import (
     RecordedAsyncStream,

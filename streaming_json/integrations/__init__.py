@@ -28,7 +28,8 @@ an event of any other shape: a field of the wrong type reads as absent::
 
 from __future__ import annotations
 
-from ._common import ArgumentsStream, LiveToolCall, StructuredOutputResult
+from ._structured_output import StructuredOutputResult
+from ._tool_calls import ArgumentsStream, LiveToolCall
 from .anthropic import AnthropicStructuredOutput, AnthropicToolCalls
 from .openai_chat import OpenAIChatStructuredOutput, OpenAIChatToolCalls
 from .openai_responses import OpenAIResponsesStructuredOutput, OpenAIResponsesToolCalls

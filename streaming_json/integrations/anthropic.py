@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field, get_key, get_text
+from ._fields import get_field, get_key, get_text
+from ._structured_output import StructuredOutput
+from ._tool_calls import LiveToolCall, ToolCallAccumulator
 
 __all__ = ["AnthropicToolCalls", "AnthropicStructuredOutput"]
 
@@ -34,7 +36,7 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
                 if kind != "input_json_delta":
                     return [] if isinstance(kind, str) else self._feed(event)  # text, thinking: no call changed
                 text, call = delta["partial_json"], self._open.get(event["index"])
-            else:  # an SDK event: the same, out of each model's instance dict (see _common)
+            else:  # an SDK event: the same, out of each model's instance dict (see _fields)
                 fields_of = self._fields_of
                 fields = fields_of(event)
                 if fields["type"] != "content_block_delta":  # every event of the SDK has a type

@@ -8,16 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ._common import (
-    LiveToolCall,
-    StructuredOutput,
-    ToolCallAccumulator,
-    get_field,
-    get_items,
-    get_key,
-    get_text,
-    unique,
-)
+from ._fields import get_field, get_items, get_key, get_text
+from ._structured_output import StructuredOutput
+from ._tool_calls import LiveToolCall, ToolCallAccumulator, unique
 
 __all__ = ["OpenAIChatToolCalls", "OpenAIChatStructuredOutput"]
 
@@ -43,7 +36,7 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
         """Read one chunk; return the calls it changed."""
         # The fast path: one choice whose delta carries text, or one piece of one call's arguments. Any other shape
         # raises here or fails a check below, and goes to the general path. An SDK chunk is a chain of pydantic
-        # models: each one's fields are read out of its instance dict (see _common).
+        # models: each one's fields are read out of its instance dict (see _fields).
         try:
             if type(chunk) is dict:
                 (choice,) = chunk["choices"]

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ._common import LiveToolCall, StructuredOutput, ToolCallAccumulator, get_field, get_key, get_text
+from ._fields import get_field, get_key, get_text
+from ._structured_output import StructuredOutput
+from ._tool_calls import LiveToolCall, ToolCallAccumulator
 
 __all__ = ["OpenAIResponsesToolCalls", "OpenAIResponsesStructuredOutput"]
 
@@ -31,7 +33,7 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
                 if event["type"] != "response.function_call_arguments.delta":
                     return self._feed(event)
                 index, text = event["output_index"], event["delta"]
-            else:  # an SDK event: the same, out of its instance dict (see _common)
+            else:  # an SDK event: the same, out of its instance dict (see _fields)
                 fields = self._fields_of(event)
                 if fields["type"] != "response.function_call_arguments.delta":  # every event of the SDK has a type
                     return self._feed(event)

@@ -1,0 +1,175 @@
+"""Live structured output: the text of one output as it streams, its value so far, and one strict parse at the end;
+the base every API's structured-output reader builds on."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, Callable, NamedTuple, Optional
+
+from .. import MISSING, StreamingJsonParser, parse_json_with_repair
+from ._fields import ReadsEventFields
+from ._sources import aentered, entered
+
+__all__ = ["StructuredOutput", "StructuredOutputResult"]
+
+
+class StructuredOutputResult(NamedTuple):
+    """Result of ``finish()`` of a structured-output accumulator."""
+
+    value: Any
+    """The value of one strict parse of the complete output (a validated instance with ``model=``); None where
+    ``error`` is set."""
+    error: Optional[str]
+    """None, or a message naming the problem and ending with ``Received output:`` and the text."""
+
+
+class StructuredOutput(ReadsEventFields):
+    """The text of one structured output as it streams, and its value so far. Subclasses read one API's events.
+
+    Untyped, a :class:`~streaming_json.StreamingJsonParser` gives the partial value (plain ``dict``/``list``/...)
+    and :func:`~streaming_json.parse_json_with_repair` the final one: strict JSON, so a cut-off or malformed output is
+    an error, and the value equals ``json.loads``' wherever that accepts the text (only raw control characters and
+    stray backslashes inside strings, which models do emit, are repaired, as for tool calls). With ``model=``, a
+    ``streaming_json.pydantic.ModelStream(model)`` gives typed partial values and one strict validation at the end
+    (``parser_factory``, where given, is its ``parser_class``).
+    """
+
+    def __init__(self, model: Any = None, *, parser_factory: Optional[Callable[..., Any]] = None) -> None:
+        super().__init__()
+        self._model = model
+        self._given_parser_factory = parser_factory
+        self._parser_factory: Callable[..., Any] = parser_factory or StreamingJsonParser
+        self.result: Optional[StructuredOutputResult] = None
+        """The final value or the error, once done."""
+        self.model_result: Any = None
+        """With ``model=``, the ``ModelResult`` of the final validation (its ``error`` is the exception), once done."""
+        self.refusal: Optional[str] = None
+        """The model's refusal text, where the API streams one instead of the output."""
+        self._restart()
+
+    def _restart(self) -> None:
+        """Start over, with no text."""
+        self._chunks: list[str] = []
+        self._text = ""
+        self.value: Any = MISSING
+        if self._model is None:
+            self._typed: Any = None
+            self._parser: Any = self._parser_factory(changes=False)  # snapshots alone: no change objects
+        else:
+            from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
+
+            if self._given_parser_factory is None:
+                self._typed = ModelStream(self._model)
+            else:
+                self._typed = ModelStream(self._model, parser_class=self._given_parser_factory)
+            self._parser = None
+
+    @property
+    def done(self) -> bool:
+        """Whether the output has ended (:meth:`finish` was called, or the API said so)."""
+        return self.result is not None
+
+    @property
+    def error(self) -> Optional[str]:
+        """None, or why the complete output is malformed or invalid (ends with ``Received output:`` and the text)."""
+        return None if self.result is None else self.result.error
+
+    @property
+    def text(self) -> str:
+        """The raw text received so far."""
+        if self._chunks:
+            self._chunks.insert(0, self._text)
+            self._text = "".join(self._chunks)
+            self._chunks = []
+        return self._text
+
+    def feed(self, event: Any) -> Any:  # pragma: no cover - every API defines its own
+        """Read one event; return the value so far: ``MISSING`` until it starts, partial while it streams, final once
+        done (where it is valid; a malformed output keeps its last partial value and sets ``error``)."""
+        raise NotImplementedError
+
+    def _append(self, piece: str) -> Any:
+        """Append a piece of the output; return the value so far."""
+        if piece and self.result is None:
+            self._chunks.append(piece)
+            if self._typed is None:
+                self._parser.append(piece)
+                self.value = self._parser.snapshot()
+            else:
+                value = self._typed.append(piece)
+                self.value = MISSING if value is None else value
+        return self.value
+
+    def _append_refusal(self, piece: Any) -> None:
+        if isinstance(piece, str) and piece:
+            self.refusal = (self.refusal or "") + piece
+
+    def _replace_from(self, start: int, text: str) -> Any:
+        """Take ``text`` as the complete text from position ``start`` on: append what continues the text held; start
+        over where it does not (a provider's full text wins over lost or garbled pieces)."""
+        current = self.text
+        held = current[start:]
+        if text.startswith(held):
+            return self._append(text[len(held) :])
+        if self.result is None:
+            kept = current[:start]
+            self._restart()
+            self._append(kept)
+            self._append(text)
+        return self.value
+
+    def finish(self) -> StructuredOutputResult:
+        """End the output (the stream ended): one strict parse, or validation with ``model=``, of the complete text.
+
+        Returns the same result when called again. Malformed or invalid output is reported in ``error``, never raised.
+        """
+        if self.result is not None:
+            return self.result
+        text = self.text
+        if self.refusal is not None and not text.strip():
+            self.result = StructuredOutputResult(None, f"The model refused: {self.refusal}")
+        elif self._typed is not None:
+            self.model_result = self._typed.finish()
+            error = None if self.model_result.error is None else self.model_result.message_for("output")
+            self.result = StructuredOutputResult(self.model_result.value, error)
+        else:
+            try:
+                self.result = StructuredOutputResult(parse_json_with_repair(text), None)
+            except (ValueError, RecursionError) as error:
+                message = f"Structured output is not valid JSON: {error}.\nReceived output: {text}"
+                self.result = StructuredOutputResult(None, message)
+        if self.result.error is None:
+            self.value = self.result.value
+        return self.result
+
+    def stream(self, events: Any) -> Iterator[Any]:
+        """Feed every event of ``events``; yield the value whenever an event changed it, then :meth:`finish` and
+        yield the final value if it is valid and not yet yielded. ``error`` tells afterwards whether it was.
+
+        ``events``: an iterable of events or an SDK stream manager (entered and closed here), as for tool calls.
+        """
+        feed = self.feed
+        last = MISSING
+        with entered(events) as iterable:
+            for event in iterable:
+                value = feed(event)
+                if value is not last:
+                    last = value
+                    yield value
+        result = self.finish()
+        if result.error is None and result.value is not last:
+            yield result.value
+
+    async def astream(self, events: Any) -> AsyncIterator[Any]:
+        """:meth:`stream` over an async iterable of events, or an async SDK stream manager (entered here)."""
+        feed = self.feed
+        last = MISSING
+        async with aentered(events) as iterable:
+            async for event in iterable:
+                value = feed(event)
+                if value is not last:
+                    last = value
+                    yield value
+        result = self.finish()
+        if result.error is None and result.value is not last:
+            yield result.value

@@ -1,0 +1,249 @@
+"""Live tool calls: one argument stream per call, and the accumulator every API's tool-call reader builds on."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Hashable, Iterable, Iterator, Mapping
+from typing import Any, Callable, Generic, Optional, Protocol, TypeVar
+
+from .. import MISSING, ToolCallArgumentsStream, parse_tool_call_arguments
+from .._types import ToolCallReplace, ToolCallResult
+from ._fields import ReadsEventFields
+from ._sources import aentered, entered
+
+__all__ = ["ArgumentsStream", "LiveToolCall", "ToolCallAccumulator", "TypedArguments", "unique"]
+
+
+class ArgumentsStream(Protocol):
+    """What an accumulator needs of a tool call's argument stream: the interface of ``ToolCallArgumentsStream``."""
+
+    @property
+    def text(self) -> str:
+        """The raw argument text received so far."""
+
+    def append(self, delta: str) -> dict[str, Any]:
+        """Append a piece of argument text; return the partial arguments."""
+
+    def replace(self, text: str) -> ToolCallReplace:
+        """Take the complete argument text so far."""
+
+    def finish(self) -> ToolCallResult:
+        """The final arguments, or the error."""
+
+
+class TypedArguments:
+    """The argument stream of a call to a tool with a declared type: one ``streaming_json.pydantic.ModelStream`` gives
+    both the plain partial arguments and the typed partial value (``parsed``), reading each piece once."""
+
+    def __init__(self, model: Any, text: str = "", parser_class: Optional[Callable[..., Any]] = None) -> None:
+        from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
+
+        self._typed: Any = ModelStream(model, parser_class=parser_class)
+        self._arguments: dict[str, Any] = {}
+        self._shown: Any = MISSING
+        self.parsed: Any = None
+        """The typed partial value while the call streams; the validated instance once done, or None if invalid."""
+        self.model_result: Any = None
+        """The ``ModelResult`` of the final validation, once done."""
+        if text:
+            self.append(text)
+
+    @property
+    def text(self) -> str:
+        """The raw argument text received so far."""
+        return str(self._typed.text)
+
+    def append(self, delta: str) -> dict[str, Any]:
+        """Append a piece of argument text; return the plain partial arguments (a new dict whenever they changed)."""
+        self.parsed = self._typed.append(delta)
+        return self._plain_arguments()
+
+    def replace(self, text: str) -> ToolCallReplace:
+        """Take the complete argument text so far, as ``ToolCallArgumentsStream.replace`` does."""
+        current = self.text
+        delta = text[len(current) :] if text.startswith(current) else None
+        self.parsed = self._typed.replace(text)
+        return ToolCallReplace(delta, self._plain_arguments())
+
+    def finish(self) -> ToolCallResult:
+        """One strict parse of the complete text (as for any call), and one validation against the tool's type."""
+        result = parse_tool_call_arguments(self.text)
+        if not self.text.strip(" \t\n\r"):
+            self._typed.append("{}")  # blank arguments read as {}, as for a call without a declared type
+        self.model_result = self._typed.finish()
+        self.parsed = self.model_result.value
+        if result.error is None and self.model_result.error is not None:
+            return ToolCallResult({}, self.model_result.message)
+        return result
+
+    def _plain_arguments(self) -> dict[str, Any]:
+        plain = self._typed.plain_value
+        if plain is not self._shown:
+            self._shown = plain
+            self._arguments = plain if type(plain) is dict else {}
+        return self._arguments
+
+
+class LiveToolCall:
+    """One tool call as it streams: its id and name as soon as they are known, and its arguments so far.
+
+    While the call streams, ``arguments`` are the partial arguments (a new dict whenever they change). When it ends,
+    ``done`` is true, ``result`` is the :class:`~streaming_json.ToolCallResult` of one strict parse of the complete
+    text, and ``arguments`` are the final arguments: ``{}`` if the text was malformed, when ``error`` says why.
+
+    A call to a tool given a type (``models={name: type}``) also has ``parsed``: the typed partial value while it
+    streams (``streaming_json.pydantic``), the validated instance once done; or None, with ``error`` saying why and
+    ``arguments`` empty, when the arguments do not validate.
+    """
+
+    __slots__ = ("key", "id", "name", "arguments", "done", "result", "_stream")
+
+    key: Hashable
+    """Where the call sits in the stream: ``(choice index, tool call index)``, an output index or a block index."""
+    id: Optional[str]
+    """The id to answer the call with (``tool_call_id``, ``call_id`` or ``tool_use_id``); None until known."""
+    name: Optional[str]
+    """The name of the tool; None until known."""
+    arguments: dict[str, Any]
+    """The partial arguments while the call streams; the final arguments once it is done."""
+    done: bool
+    """Whether the call has ended."""
+    result: Optional[ToolCallResult]
+    """The final arguments or the error, once the call is done."""
+
+    def __init__(self, key: Hashable, id: Optional[str], name: Optional[str], stream: ArgumentsStream) -> None:
+        self.key = key
+        self.id = id
+        self.name = name
+        self.arguments = {}
+        self.done = False
+        self.result = None
+        self._stream = stream
+
+    @property
+    def text(self) -> str:
+        """The raw argument text received so far."""
+        return self._stream.text
+
+    @property
+    def error(self) -> Optional[str]:
+        """None, or why the complete arguments are malformed or, for a typed tool, invalid (ends with ``Received
+        arguments:`` and the text)."""
+        return None if self.result is None else self.result.error
+
+    @property
+    def parsed(self) -> Any:
+        """For a tool given a type: the typed partial value, then the validated instance (None if invalid); else
+        None."""
+        return getattr(self._stream, "parsed", None)
+
+    def __repr__(self) -> str:
+        state = "done" if self.done else "streaming"
+        return f"LiveToolCall(id={self.id!r}, name={self.name!r}, arguments={self.arguments!r}, {state})"
+
+    def _append(self, delta: Any) -> bool:
+        """Append argument text; return whether there was any (a piece that is not text is skipped)."""
+        if not delta or not isinstance(delta, str):
+            return False
+        self.arguments = self._stream.append(delta)
+        return True
+
+    def _replace(self, text: Any) -> None:
+        """Take the complete text so far (it starts over where it does not continue the text held)."""
+        if isinstance(text, str):
+            self.arguments = self._stream.replace(text).arguments
+
+    def _finish(self) -> None:
+        self.result = self._stream.finish()
+        self.arguments = self.result.arguments
+        self.done = True
+
+
+_Key = TypeVar("_Key", bound=Hashable)
+
+
+class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
+    """The calls of one stream: all of them in order, and the open ones by key. Subclasses read one API's events."""
+
+    def __init__(
+        self,
+        stream_factory: Optional[Callable[[], ArgumentsStream]] = None,
+        *,
+        models: Optional[Mapping[str, Any]] = None,
+        parser_factory: Optional[Callable[..., Any]] = None,
+    ) -> None:
+        """``models`` maps tool names to types (a pydantic model, or any type ``TypeAdapter`` takes): calls to those
+        tools get typed partial values in ``parsed``. ``parser_factory`` is the parser class of their typed streams."""
+        super().__init__()
+        self._stream_factory: Callable[[], ArgumentsStream] = stream_factory or ToolCallArgumentsStream
+        self._models: Mapping[str, Any] = models or {}
+        self._parser_factory = parser_factory
+        self._calls: list[LiveToolCall] = []
+        self._open: dict[_Key, LiveToolCall] = {}
+
+    def feed(self, event: Any) -> list[LiveToolCall]:  # pragma: no cover - every API defines its own
+        """Read one event; return the calls it changed."""
+        raise NotImplementedError
+
+    @property
+    def calls(self) -> list[LiveToolCall]:
+        """Every call seen so far, in the order they started."""
+        return list(self._calls)
+
+    def finish(self) -> list[LiveToolCall]:
+        """End the calls still open (the stream ended); return them."""
+        return self._finish_open(list(self._open))
+
+    def stream(self, events: Any) -> Iterator[LiveToolCall]:
+        """Feed every event of ``events``; yield each call whenever an event changed it, and each call that
+        :meth:`finish` ends when the events run out.
+
+        ``events`` is an iterable of events (``client.messages.create(..., stream=True)``, a recorded list) or an
+        SDK stream manager (``client.messages.stream(...)``, ``client.chat.completions.stream(...)``,
+        ``client.responses.stream(...)``), which is entered and closed here.
+        """
+        feed = self.feed
+        with entered(events) as iterable:
+            for event in iterable:
+                yield from feed(event)
+        yield from self.finish()
+
+    async def astream(self, events: Any) -> AsyncIterator[LiveToolCall]:
+        """:meth:`stream` over an async iterable of events, or an async SDK stream manager (entered here)."""
+        feed = self.feed
+        async with aentered(events) as iterable:
+            async for event in iterable:
+                for call in feed(event):
+                    yield call
+        for call in self.finish():
+            yield call
+
+    def _start(self, key: _Key, id: Optional[str], name: Optional[str]) -> LiveToolCall:
+        model = self._models.get(name) if name is not None else None
+        stream = self._stream_factory() if model is None else TypedArguments(model, "", self._parser_factory)
+        call = LiveToolCall(key, id, name, stream)
+        self._calls.append(call)
+        self._open[key] = call
+        return call
+
+    def _named(self, call: LiveToolCall, name: Optional[str]) -> None:
+        """The call's name, where it came after the call started: a typed tool's stream takes over the text so far."""
+        if call.name is None and name is not None:
+            call.name = name
+            model = self._models.get(name)
+            if model is not None and not isinstance(call._stream, TypedArguments):
+                call._stream = TypedArguments(model, call._stream.text, self._parser_factory)
+                call.arguments = call._stream.append("")
+
+    def _finish_open(self, keys: Iterable[_Key]) -> list[LiveToolCall]:
+        finished = []
+        for key in keys:
+            call = self._open.pop(key, None)
+            if call is not None:
+                call._finish()
+                finished.append(call)
+        return finished
+
+
+def unique(calls: Iterable[LiveToolCall]) -> list[LiveToolCall]:
+    """The calls in order, each once (one event can touch a call several times)."""
+    return list({id(call): call for call in calls}.values())
