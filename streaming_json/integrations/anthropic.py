@@ -96,14 +96,16 @@ class AnthropicStructuredOutput(StructuredOutput):
                 if kind != "text_delta":
                     return self.value if isinstance(kind, str) else self._feed(event)  # tool input, thinking
                 text = delta["text"]
-            else:
-                if event.type != "content_block_delta":
+            else:  # an SDK event: the same, out of each model's instance dict (see _fields)
+                fields_of = self._fields_of
+                fields = fields_of(event)
+                if fields["type"] != "content_block_delta":
                     return self._feed(event)
-                delta = event.delta
-                kind = delta.type
+                delta = fields_of(fields["delta"])
+                kind = delta["type"]
                 if kind != "text_delta":
                     return self.value if isinstance(kind, str) else self._feed(event)
-                text = delta.text
+                text = delta["text"]
         except (AttributeError, LookupError, TypeError):
             return self._feed(event)
         return self._append(text) if type(text) is str else self._feed(event)
