@@ -1,0 +1,137 @@
+"""Our SDK adapters' cost per event over the parser in instructions, counted by callgrind: a figure that a slow or
+noisy machine does not change, where ``bench/sdk.py``'s wall times do (they can differ by 2x from one day's machine
+to the next).
+
+What is counted. The write-file call (20 KB at ``--scale 1``) is built as each API's events, as ``bench/sdk.py`` builds
+them (SDK objects through ``construct_type``, or dicts), all up front. Three of ``bench/sdk.py``'s readers then read
+them, each in a process of its own under callgrind: ``parser`` (the pieces appended to a ``ToolCallArgumentsStream``),
+``floor`` (each piece read straight out of its event, then appended) and ``ours`` (the API's accumulator, ``feed``).
+Only the reading is counted: a marker library, compiled with gcc against valgrind's ``callgrind.h``, switches
+callgrind's instrumentation on before it and its collection on and off around it. Each reader reads a prefix of
+the events first, uncounted, so that the interpreter has specialised its code, as it has in a long stream. The
+table gives (reader - parser) / events.
+
+What it does not count. An instruction is not a nanosecond: a load that misses the caches counts as one, and walking
+an SDK chunk's five objects misses them often (see ``bench/sdk.py``'s floor). Use this for what the adapter's own
+code costs, and to compare two versions of it; use ``bench/sdk.py`` for time.
+
+    python bench/instructions.py [--scale S] [--api anthropic|chat|responses ...]
+
+Needs valgrind (with its headers: Debian's ``valgrind`` package) and gcc.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Optional
+
+HERE = Path(__file__).resolve().parent
+MARKER_SOURCE = """
+#include <valgrind/callgrind.h>
+void start(void) { CALLGRIND_START_INSTRUMENTATION; CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; }
+void stop(void) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS; }
+"""
+READERS = ("parser", "floor", "ours")
+APIS = ("anthropic", "chat", "responses")
+SHAPES = ("sdk", "dicts")
+WARM_UP_EVENTS = 200
+
+
+def read_events(reader: str, api: str, shape: str, scale: float, marker: str) -> None:
+    """In the child process under callgrind: build the events, warm the reader up, count one read of them all."""
+    import ctypes
+
+    sys.path[:0] = [str(HERE.parent), str(HERE)]
+    import sdk
+    import workloads
+
+    stream = sdk.streams(workloads.write_file(1, scale))
+    events = list(sdk.fresh_events(stream, api, sdk.builders()[shape][api]))
+    run = {
+        "parser": sdk.run_parser(api),
+        "floor": sdk.run_floor(api, shape),
+        "ours": sdk.run_ours(sdk.ACCUMULATORS[api], api),
+    }[reader]
+    run(stream, events[:WARM_UP_EVENTS])
+    collect = ctypes.CDLL(marker)
+    gc.collect()
+    gc.disable()
+    collect.start()
+    _, arguments = run(stream, events)
+    collect.stop()
+    if arguments != json.loads(stream.text):
+        sys.exit(f"{reader} read {api} {shape} events wrongly")
+    print(len(events))
+
+
+def count(reader: str, api: str, shape: str, scale: float, marker: str, folder: str) -> tuple[int, int]:
+    """Run one reader under callgrind; return (instructions counted, events read)."""
+    out = Path(folder) / f"{reader}-{api}-{shape}.out"
+    command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no"]
+    command += [f"--callgrind-out-file={out}", sys.executable, __file__]
+    command += ["--child", reader, api, shape, str(scale), marker]
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if done.returncode:
+        raise RuntimeError(f"{reader} {api} {shape}: {done.stderr.strip()[-500:]}")
+    totals = [
+        int(line.split()[1])
+        for path in Path(folder).glob(f"{out.name}*")
+        for line in path.read_text().splitlines()
+        if line.startswith("totals:")
+    ]
+    return max(totals), int(done.stdout.split()[-1])
+
+
+def build_marker(folder: str) -> str:
+    source, library = Path(folder) / "marker.c", Path(folder) / "marker.so"
+    source.write_text(MARKER_SOURCE)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-O2", "-o", str(library), str(source)], check=True)
+    return str(library)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--scale", type=float, default=0.25, help="of the 20 KB write-file call (default 0.25)")
+    parser.add_argument("--api", action="append", choices=APIS, help="the APIs to count (default: all)")
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        reader, api, shape, scale, marker = args.child
+        read_events(reader, api, shape, float(scale), marker)
+        return 0
+    missing = [tool for tool in ("valgrind", "gcc") if shutil.which(tool) is None]
+    if missing:
+        print(f"bench/instructions.py needs {' and '.join(missing)}", file=sys.stderr)
+        return 2
+    apis = args.api or list(APIS)
+    jobs = [(reader, api, shape) for api in apis for shape in SHAPES for reader in READERS]
+    with tempfile.TemporaryDirectory() as folder:
+        marker = build_marker(folder)
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            futures = {job: pool.submit(count, *job, args.scale, marker, folder) for job in jobs}
+            counted = {job: future.result() for job, future in futures.items()}
+    print(f"Instructions per event over the parser, callgrind, write-file call at scale {args.scale}")
+    print("| API | events | floor, SDK objects | ours, SDK objects | floor, dicts | ours, dicts |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for api in apis:
+        cells = []
+        for shape in SHAPES:
+            baseline, events = counted["parser", api, shape]
+            for reader in ("floor", "ours"):
+                cells.append(f"{(counted[reader, api, shape][0] - baseline) / events:,.0f}")
+        print(f"| {api} | {events:,} | " + " | ".join(cells) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
