@@ -219,6 +219,18 @@ def test_responses_a_stream_joined_late_still_reads_the_call(backend: ModuleType
     assert call.done and call.name == "late" and call.arguments == {"a": 1}
 
 
+def test_responses_a_new_item_at_an_open_index_ends_the_call_there(backend: ModuleType) -> None:
+    """The call's end events were lost: the item that takes its place ends it, and ``finish`` leaves no call open."""
+    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls.feed(arguments_delta(0, "fc_1", '{"a": 1}'))  # joined late: no output_item.added for it
+    changed = calls.feed(item_added(0, "fc_2", "call_2", "write"))
+    first, second = calls.calls
+    assert changed == [first, second]
+    assert first.done and first.arguments == {"a": 1} and not second.done
+    calls.feed(arguments_delta(0, "fc_2", '{"b": 2}'))
+    assert calls.finish() == [second] and second.done and second.arguments == {"b": 2}
+
+
 def test_responses_malformed_arguments_end_with_an_error(backend: ModuleType) -> None:
     text = '{"query": "x",}'
     calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
@@ -316,6 +328,17 @@ def test_anthropic_malformed_arguments_end_with_an_error(backend: ModuleType) ->
     calls.feed(json_delta(0, text))
     (call,) = calls.feed(block_stop(0))
     assert call.done and call.arguments == {} and malformed_error_for(text)(call.error)
+
+
+def test_anthropic_a_new_block_at_an_open_index_ends_the_call_there(backend: ModuleType) -> None:
+    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls.feed(tool_use_start(0, "toolu_1", "read"))
+    calls.feed(json_delta(0, '{"path": "a.txt"}'))
+    changed = calls.feed(tool_use_start(0, "toolu_2", "read"))  # the first block's stop was lost
+    first, second = calls.calls
+    assert changed == [first, second]
+    assert first.done and first.arguments == {"path": "a.txt"} and not second.done
+    assert calls.feed({"type": "message_stop"}) == [second] and second.done
 
 
 def test_anthropic_message_stop_ends_a_block_left_open(backend: ModuleType) -> None:

@@ -217,13 +217,18 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         for call in self.finish():
             yield call
 
-    def _start(self, key: _Key, id: Optional[str], name: Optional[str]) -> LiveToolCall:
+    def _start(self, key: _Key, id: Optional[str], name: Optional[str]) -> list[LiveToolCall]:
+        """Open a new call at ``key``; return the calls this changed, the new one last. A call still open at ``key``
+        ends first: its end event was lost, and a new call in its place means it is over (were it left open, it
+        would be left out of :meth:`finish` and never be done)."""
+        changed = self._finish_open([key])
         model = self._models.get(name) if name is not None else None
         stream = self._stream_factory() if model is None else TypedArguments(model, "", self._parser_factory)
         call = LiveToolCall(key, id, name, stream)
         self._calls.append(call)
         self._open[key] = call
-        return call
+        changed.append(call)
+        return changed
 
     def _named(self, call: LiveToolCall, name: Optional[str]) -> None:
         """The call's name, where it came after the call started: a typed tool's stream takes over the text so far."""

@@ -68,7 +68,7 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
             block = get_field(event, "content_block")
             if get_text(block, "type") != "tool_use":
                 return []
-            return [self._start(get_key(event, "index"), get_text(block, "id"), get_text(block, "name"))]
+            return self._start(get_key(event, "index"), get_text(block, "id"), get_text(block, "name"))
         if kind == "content_block_stop":
             return self._finish_open([get_key(event, "index")])
         if kind == "message_stop":

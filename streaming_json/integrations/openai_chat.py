@@ -111,11 +111,10 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
         call = self._open.get(key)
         # Some providers give every parallel call the same index; a new id at an index is a new call.
         if call is not None and call_id is not None and call.id is not None and call_id != call.id:
-            changed.extend(self._finish_open([key]))
-            call = None
+            call = None  # _start ends the call at the index
         if call is None:
-            call = self._start(key, call_id, name)
-            changed.append(call)
+            changed.extend(self._start(key, call_id, name))
+            call = changed[-1]
         elif (call_id is not None and call.id is None) or (name is not None and call.name is None):
             call.id = call.id or call_id
             self._named(call, name)

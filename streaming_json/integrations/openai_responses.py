@@ -72,14 +72,14 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
     def _start_item(self, index: Optional[int], item: Any) -> list[LiveToolCall]:
         if get_text(item, "type") != "function_call":
             return []
-        call = self._start(index, get_text(item, "call_id"), get_text(item, "name"))
-        call._replace(get_field(item, "arguments", ""))
-        return [call]
+        changed = self._start(index, get_text(item, "call_id"), get_text(item, "name"))
+        changed[-1]._replace(get_field(item, "arguments", ""))
+        return changed
 
     def _open_call(self, index: Optional[int]) -> LiveToolCall:
         """The open call at ``index``; a new nameless one for a stream joined after its ``output_item.added``."""
         call = self._open.get(index)
-        return call if call is not None else self._start(index, None, None)
+        return call if call is not None else self._start(index, None, None)[-1]
 
     def _end_item(self, index: Optional[int], arguments: Optional[str], name: Optional[str]) -> list[LiveToolCall]:
         call = self._open_call(index)
