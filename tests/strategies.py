@@ -10,7 +10,7 @@ Helpers: :func:`split_at`, :func:`apply_changes` (a writer's own copy of the val
 of the changes holds there), :func:`identical_deep` (exact comparison without recursion) and :func:`run_lockstep`
 (every backend fed the same pieces side by side: the differential check, also used by ``fuzz/run.py``). Hypothesis
 runs are bounded by :func:`examples`; set ``STREAMING_JSON_EXAMPLES_SCALE`` (a float, default 1) to run more or fewer
-examples.
+examples, and ``STREAMING_JSON_HYPOTHESIS_DERANDOMIZE=1`` to draw the same examples on every run (CI does).
 """
 
 from __future__ import annotations
