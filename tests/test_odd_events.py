@@ -183,12 +183,16 @@ def test_odd_events_are_read_without_raising(backend: ModuleType, api: str, shap
         converted = [convert(event) for event in events]
         calls = tool_calls_class(stream_factory=backend.ToolCallArgumentsStream)
         output = output_class(parser_factory=backend.StreamingJsonParser)
+        reported_done: dict[int, bool] = {}  # whether each call was done when last reported
         for event in converted:
             changed = calls.feed(event)
             assert isinstance(changed, list) and all(isinstance(call, LiveToolCall) for call in changed)
+            reported_done.update((id(call), call.done) for call in changed)
             output.feed(event)
-        calls.finish()
+        reported_done.update((id(call), call.done) for call in calls.finish())
         assert all(call.done and isinstance(call.arguments, dict) for call in calls.calls)
+        # A reader of the reports (stream() yields them) sees every call end: none ends unreported.
+        assert all(reported_done.get(id(call)) for call in calls.calls)
         assert isinstance(output.finish(), StructuredOutputResult)
 
     check()
