@@ -16,6 +16,10 @@ an SDK chunk's five objects misses them often (see ``bench/sdk.py``'s floor). Us
 code costs, and to compare two versions of it; use ``bench/sdk.py`` for time.
 
     python bench/instructions.py [--scale S] [--api anthropic|chat|responses ...]
+    python bench/instructions.py --walks [--scale S]
+
+``--walks`` counts instead what walking an OpenAI Chat chunk (SDK objects) down to its piece costs, with no checks, by
+each way Python code can read a pydantic model's fields (``WALKS``): the floor of any plain-Python reader of it.
 
 Needs valgrind (with its headers: Debian's ``valgrind`` package) and gcc.
 """
@@ -25,7 +29,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import operator
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -44,6 +50,33 @@ READERS = ("parser", "floor", "ours")
 APIS = ("anthropic", "chat", "responses")
 SHAPES = ("sdk", "dicts")
 WARM_UP_EVENTS = 200
+# Each way Python code can read an SDK model's fields, walking a Chat chunk down to its piece (no checks).
+WALKS = {
+    "attributes": "event.choices[0].delta.tool_calls[0].function.arguments",
+    "__dict__": 'event.__dict__["choices"][0].__dict__["delta"].__dict__["tool_calls"][0].__dict__["function"]'
+    '.__dict__["arguments"]',
+    "the __dict__ getter": 'get(get(get(get(get(event)["choices"][0])["delta"])["tool_calls"][0])["function"])'
+    '["arguments"]',
+    "operator.attrgetter": "function_arguments(delta_tool_calls(event.choices[0])[0])",
+    "object.__getattribute__": 'oga(oga(oga(oga(oga(event, "choices")[0], "delta"), "tool_calls")[0], "function"),'
+    ' "arguments")',
+}
+
+
+def run_walk(walk: str, event: object) -> object:
+    """``sdk.py``'s floor reader for Chat SDK objects (``event`` is one of them), with the piece read by one of
+    ``WALKS``."""
+    import sdk
+
+    from streaming_json.integrations._fields import instance_dict_reader
+
+    namespace = {"ToolCallArgumentsStream": sdk.ToolCallArgumentsStream, "perf_counter": sdk.perf_counter}
+    namespace["get"] = instance_dict_reader(event)
+    namespace["delta_tool_calls"] = operator.attrgetter("delta.tool_calls")
+    namespace["function_arguments"] = operator.attrgetter("function.arguments")
+    namespace["oga"] = object.__getattribute__
+    exec(sdk.FLOOR_SOURCE.format(api="chat", read=WALKS[walk]), namespace)
+    return namespace["run"]
 
 
 def read_events(reader: str, api: str, shape: str, scale: float, marker: str) -> None:
@@ -56,11 +89,14 @@ def read_events(reader: str, api: str, shape: str, scale: float, marker: str) ->
 
     stream = sdk.streams(workloads.write_file(1, scale))
     events = list(sdk.fresh_events(stream, api, sdk.builders()[shape][api]))
-    run = {
-        "parser": sdk.run_parser(api),
-        "floor": sdk.run_floor(api, shape),
-        "ours": sdk.run_ours(sdk.ACCUMULATORS[api], api),
-    }[reader]
+    if reader.startswith("walk:"):
+        run = run_walk(reader.removeprefix("walk:"), events[0][0])
+    else:
+        run = {
+            "parser": sdk.run_parser(api),
+            "floor": sdk.run_floor(api, shape),
+            "ours": sdk.run_ours(sdk.ACCUMULATORS[api], api),
+        }[reader]
     run(stream, events[:WARM_UP_EVENTS])
     collect = ctypes.CDLL(marker)
     gc.collect()
@@ -75,7 +111,7 @@ def read_events(reader: str, api: str, shape: str, scale: float, marker: str) ->
 
 def count(reader: str, api: str, shape: str, scale: float, marker: str, folder: str) -> tuple[int, int]:
     """Run one reader under callgrind; return (instructions counted, events read)."""
-    out = Path(folder) / f"{reader}-{api}-{shape}.out"
+    out = Path(folder) / f"{re.sub(r'[^A-Za-z0-9]+', '_', reader)}-{api}-{shape}.out"
     command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no"]
     command += [f"--callgrind-out-file={out}", sys.executable, __file__]
     command += ["--child", reader, api, shape, str(scale), marker]
@@ -103,6 +139,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--scale", type=float, default=0.25, help="of the 20 KB write-file call (default 0.25)")
     parser.add_argument("--api", action="append", choices=APIS, help="the APIs to count (default: all)")
+    parser.add_argument("--walks", action="store_true", help="count walking a Chat chunk by each way of reading it")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -114,12 +151,26 @@ def main(argv: Optional[list[str]] = None) -> int:
         print(f"bench/instructions.py needs {' and '.join(missing)}", file=sys.stderr)
         return 2
     apis = args.api or list(APIS)
-    jobs = [(reader, api, shape) for api in apis for shape in SHAPES for reader in READERS]
+    if args.walks:
+        jobs = [("parser", "chat", "sdk")] + [(f"walk:{walk}", "chat", "sdk") for walk in WALKS]
+    else:
+        jobs = [(reader, api, shape) for api in apis for shape in SHAPES for reader in READERS]
     with tempfile.TemporaryDirectory() as folder:
         marker = build_marker(folder)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
             futures = {job: pool.submit(count, *job, args.scale, marker, folder) for job in jobs}
             counted = {job: future.result() for job, future in futures.items()}
+    if args.walks:
+        baseline, events = counted["parser", "chat", "sdk"]
+        print(
+            f"Walking a Chat chunk (SDK objects) to its piece, no checks: instructions per event over the parser, "
+            f"callgrind, write-file call at scale {args.scale} ({events:,} events)"
+        )
+        print("| read of each model | instructions |")
+        print("| --- | --- |")
+        for walk in WALKS:
+            print(f"| {walk} | {(counted[f'walk:{walk}', 'chat', 'sdk'][0] - baseline) / events:,.0f} |")
+        return 0
     print(f"Instructions per event over the parser, callgrind, write-file call at scale {args.scale}")
     print("| API | events | floor, SDK objects | ours, SDK objects | floor, dicts | ours, dicts |")
     print("| --- | --- | --- | --- | --- | --- |")
