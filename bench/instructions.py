@@ -70,13 +70,15 @@ def run_walk(walk: str, event: object) -> object:
 
     from streaming_json.integrations._fields import instance_dict_reader
 
-    namespace = {"ToolCallArgumentsStream": sdk.ToolCallArgumentsStream, "perf_counter": sdk.perf_counter}
-    namespace["get"] = instance_dict_reader(event)
-    namespace["delta_tool_calls"] = operator.attrgetter("delta.tool_calls")
-    namespace["function_arguments"] = operator.attrgetter("function.arguments")
-    namespace["oga"] = object.__getattribute__
-    exec(sdk.FLOOR_SOURCE.format(api="chat", read=WALKS[walk]), namespace)
-    return namespace["run"]
+    return sdk.run_floor(
+        "chat",
+        "sdk",
+        WALKS[walk],
+        get=instance_dict_reader(event),
+        delta_tool_calls=operator.attrgetter("delta.tool_calls"),
+        function_arguments=operator.attrgetter("function.arguments"),
+        oga=object.__getattribute__,
+    )
 
 
 def read_events(reader: str, api: str, shape: str, scale: float, marker: str) -> None:

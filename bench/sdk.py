@@ -256,12 +256,13 @@ def run(stream, events):
 """
 
 
-def run_floor(api: str, shape: str) -> Runner:
+def run_floor(api: str, shape: str, read: Optional[str] = None, **names: Any) -> Runner:
     """The parser fed each piece read straight out of its event (``FLOOR_READS``): what any reader of these events
-    pays. Our adapter's own logic is what it costs beyond this."""
-    namespace: dict[str, Any] = {"ToolCallArgumentsStream": ToolCallArgumentsStream}
-    namespace["perf_counter"] = perf_counter
-    exec(FLOOR_SOURCE.format(api=api, read=FLOOR_READS[api, shape]), namespace)
+    pays. Our adapter's own logic is what it costs beyond this. ``read`` replaces the read expression (``names`` are
+    the names it uses): ``bench/instructions.py --walks`` counts each way of reading an SDK model."""
+    namespace: dict[str, Any] = {"ToolCallArgumentsStream": ToolCallArgumentsStream, "perf_counter": perf_counter}
+    namespace.update(names)
+    exec(FLOOR_SOURCE.format(api=api, read=read or FLOOR_READS[api, shape]), namespace)
     return namespace["run"]  # type: ignore[return-value]
 
 
