@@ -81,7 +81,9 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
                 if call is None:
                     return self._feed(chunk)
                 self._last, self._last_choice, self._last_index = call, choice_index, index
-            continues = (call_id is None or call_id == call.id) and (name is None or call.name is not None)
+            # An id or name that is absent or empty continues the open call at the index: DashScope, Qwen and
+            # DeepSeek endpoints send "" on every continuation chunk. (Only a new, non-empty id starts a new call.)
+            continues = (not call_id or call_id == call.id) and (not name or call.name is not None)
             if continues and type(text) is str:
                 if not text:
                     return []
@@ -104,9 +106,9 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
 
     def _read_tool_call(self, choice_index: int, tool_call: Any) -> list[LiveToolCall]:
         key = (choice_index, get_key(tool_call, "index", 0))
-        call_id = get_text(tool_call, "id")
+        call_id = get_text(tool_call, "id") or None  # "" is no id: it continues the call at the index (see feed)
         function = get_field(tool_call, "function")
-        name = get_text(function, "name")
+        name = get_text(function, "name") or None
         changed = []
         call = self._open.get(key)
         # Some providers give every parallel call the same index; a new id at an index is a new call.
