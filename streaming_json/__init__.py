@@ -45,6 +45,7 @@ JsonChange = _backend.JsonChange
 SetChange = _backend.SetChange
 AppendChange = _backend.AppendChange
 DoneChange = _backend.DoneChange
+SourceChange = _backend.SourceChange
 
 __all__ = [
     "BACKEND",
@@ -57,6 +58,7 @@ __all__ = [
     "SetChange",
     "AppendChange",
     "DoneChange",
+    "SourceChange",
     "ToolCallReplace",
     "ToolCallResult",
     "repair_json",

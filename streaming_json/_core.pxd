@@ -32,6 +32,11 @@ cdef class DoneChange(JsonChange):
     cdef readonly object value
 
 
+cdef class SourceChange(JsonChange):
+    cdef readonly str text
+    cdef readonly bint last
+
+
 cdef class StreamingJsonParser:
     # What it reports and how it reads.
     cdef bint _emit_changes             # set and append changes
@@ -99,10 +104,29 @@ cdef class StreamingJsonParser:
     cdef int _input_kind
     cdef bytes _utf8_tail
 
+    # Source text: the patterns, the depths that have one (a bit each), and the value whose text is reported: its
+    # kind, path, depth and where it starts in the text being read. Positions count from the start of that text
+    # (read_text reads it in slices, from _slice_start on); the text after the root value starts at _unused_from.
+    cdef tuple _source_patterns
+    cdef unsigned long long _source_lengths
+    cdef bint _source_waiting
+    cdef int _source_kind
+    cdef tuple _source_path
+    cdef Py_ssize_t _source_depth
+    cdef Py_ssize_t _source_from
+    cdef str _reading
+    cdef Py_ssize_t _slice_start
+    cdef Py_ssize_t _unused_from
+    cdef list _unused
+
     cdef int _feed(self, object text) except -1
     cdef str _decode(self, object text)
     cdef int _read(self, str text) except -1
     cdef int _read_structure(self, codepoint char) except -1
+    cdef int _track_source(self, codepoint char, Py_ssize_t position) except -1
+    cdef int _begin_source(self, int kind, Py_ssize_t position) except -1
+    cdef int _report_source(self, str text, Py_ssize_t end, bint last) except -1
+    cdef int _end_source(self, Py_ssize_t end) except -1
     cdef Py_ssize_t _value_frame(self) noexcept
     cdef object _place(self, Py_ssize_t index, object value)
     cdef int _value_finished(self, Py_ssize_t index) except -1

@@ -1,5 +1,6 @@
 """Type stubs of the compiled core; the same interface as ``_pure`` (``tests/test_twins.py`` runs stubtest on it)."""
 
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal, final
 
 from typing_extensions import disjoint_base
@@ -14,6 +15,7 @@ __all__ = [
     "SetChange",
     "AppendChange",
     "DoneChange",
+    "SourceChange",
 ]
 
 _Path = tuple[str | int, ...]
@@ -52,13 +54,35 @@ class DoneChange(JsonChange):
     @property
     def value(self) -> Any: ...
 
+@final
+class SourceChange(JsonChange):
+    def __init__(self, path: _Path, text: str, last: bool = False) -> None: ...
+    @property
+    def kind(self) -> Literal["source"]: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def last(self) -> bool: ...
+
 @disjoint_base
 class StreamingJsonParser:
     def __init__(
-        self, *, changes: bool = True, done_events: bool = False, report_depth: int = 32, prose: bool = False
+        self,
+        *,
+        changes: bool = True,
+        done_events: bool = False,
+        report_depth: int = 32,
+        prose: bool = False,
+        source_paths: Iterable[Sequence[str | int]] = (),
     ) -> None: ...
     def append(self, text: _Text) -> list[JsonChange]: ...
     def snapshot(self, *, fresh: bool = False) -> Any: ...
+    @property
+    def done(self) -> bool: ...
+    @property
+    def unused_text(self) -> str: ...
+    @property
+    def in_string(self) -> bool: ...
 
 @disjoint_base
 class StreamingJsonDocuments:

@@ -30,7 +30,7 @@ from collections import deque
 
 from . import _types
 from ._repair import parse_tool_call_arguments
-from ._types import MISSING, ToolCallReplace
+from ._types import MISSING, ToolCallReplace, checked_source_paths
 
 __all__ = [
     "StreamingJsonParser",
@@ -40,6 +40,7 @@ __all__ = [
     "SetChange",
     "AppendChange",
     "DoneChange",
+    "SourceChange",
 ]
 
 cdef extern from "Python.h":
@@ -52,6 +53,7 @@ cdef extern from "Python.h":
                                   int direction) except -2
     object PyUnicode_FromKindAndData(int kind, const void* buffer, Py_ssize_t size)
     object PyUnicode_New(Py_ssize_t size, codepoint maxchar)
+    object PyUnicode_Substring(object text, Py_ssize_t start, Py_ssize_t end)
     object PyUnicode_DecodeUTF8Stateful(const char* data, Py_ssize_t size, const char* errors,
                                         Py_ssize_t* consumed)
     object PyLong_FromString(const char* text, char** end, int base)
@@ -141,6 +143,10 @@ cdef enum:
 
 cdef enum:
     INPUT_UNKNOWN, INPUT_STR, INPUT_BYTES
+
+cdef enum:
+    # What a value whose source text is reported is: how its end is found.
+    NO_SOURCE, SOURCE_CONTAINER, SOURCE_STRING, SOURCE_WORD
 
 cdef object NOTHING = object()  # "no value" inside the parser; MISSING is only what snapshot() returns
 cdef tuple ROOT_PATH = ()
@@ -246,11 +252,11 @@ cdef inline codepoint simple_escape(codepoint char) noexcept nogil:
 # Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
 @cython.no_gc
 cdef class JsonChange:
-    """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange` or a
-    :class:`DoneChange`."""
+    """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange`, a
+    :class:`DoneChange` or a :class:`SourceChange`."""
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("JsonChange is abstract: use SetChange, AppendChange or DoneChange")
+        raise TypeError("JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange")
 
     def _fields(self):
         raise NotImplementedError
@@ -332,6 +338,31 @@ cdef class DoneChange(JsonChange):
         return f"DoneChange(path={self.path!r}, value={self.value!r})"
 
 
+@cython.final
+@cython.no_gc
+cdef class SourceChange(JsonChange):
+    """``kind == "source"``: the next piece of the source text of the value at ``path`` (one of the parser's
+    ``source_paths``), exactly as it was read; a value's pieces join to its text from its first character to its
+    last, and ``last`` is true on the piece that ends it (empty where only the character after a number or literal
+    ended it)."""
+
+    def __init__(self, tuple path not None, str text not None, bint last=False):
+        self.path = path
+        self.text = text
+        self.last = last
+
+    @property
+    def kind(self):
+        return "source"
+
+    def _fields(self):
+        return (self.path, self.text, self.last)
+
+    def __repr__(self):
+        last = ", last=True" if self.last else ""
+        return f"SourceChange(path={self.path!r}, text={self.text!r}{last})"
+
+
 # A parser makes a change for nearly every value, and a caller drops them a piece later: the three kinds (one layout)
 # share a free list of their memory, which saves the allocator a round trip and a clear for each. (Cython's own free
 # lists are for base classes only.)
@@ -369,7 +400,7 @@ cdef extern from *:
     void streaming_json_share_free_changes(type change_type)
 
 
-for _change_type in (SetChange, AppendChange, DoneChange):
+for _change_type in (SetChange, AppendChange, DoneChange):  # a SourceChange has a field more: not this layout
     streaming_json_share_free_changes(_change_type)
 
 
@@ -392,6 +423,27 @@ cdef inline DoneChange new_done(tuple path, object value):
     change.path = path
     change.value = value
     return change
+
+
+cdef inline SourceChange new_source(tuple path, str text, bint last):
+    cdef SourceChange change = SourceChange.__new__(SourceChange)
+    change.path = path
+    change.text = text
+    change.last = last
+    return change
+
+
+cdef bint matches(tuple pattern, tuple path):
+    """Whether a path matches a pattern of the same length (``"*"`` matches any step; index 1 is not key "1")."""
+    cdef Py_ssize_t index
+    for index in range(PyTuple_GET_SIZE(pattern)):
+        step = <object>PyTuple_GET_ITEM(pattern, index)
+        if step == "*":
+            continue
+        slot = <object>PyTuple_GET_ITEM(path, index)
+        if type(step) is not type(slot) or step != slot:
+            return False
+    return True
 
 
 cdef tuple extend_path(tuple path, object slot):
@@ -566,6 +618,8 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                 parser._end_line()
                 position += 1
                 continue
+            if parser._source_waiting or parser._source_kind == SOURCE_CONTAINER:
+                parser._track_source(char, parser._slice_start + position)
             parser._read_structure(char)
             if parser._mode != WORD:  # a word reads its first character itself
                 position += 1
@@ -599,6 +653,8 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                 break
             char = data[position]
             if char == QUOTE:
+                if parser._source_kind == SOURCE_STRING:
+                    parser._end_source(parser._slice_start + position + 1)
                 parser._close_string()
             elif char == NEWLINE:  # only in JSON Lines: the line ends, and the string with it
                 parser._end_line()
@@ -609,6 +665,8 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
         elif mode == WORD:
             position = read_word_run(parser, data, position, length)
             if position < length:
+                if parser._source_kind == SOURCE_WORD:
+                    parser._end_source(parser._slice_start + position)
                 parser._end_word()
         elif mode == PROSE:
             if parser._prose_bracket:
@@ -633,8 +691,10 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                 break
             parser._end_line()
             position += 1
-        else:
-            break  # after the root value: ignored
+        else:  # after the root value: not read
+            if parser._unused_from < 0:
+                parser._unused_from = parser._slice_start + position
+            break
     return 0
 
 
@@ -649,6 +709,9 @@ cdef class StreamingJsonParser:
     ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``report_depth`` (at most and
     by default 32) is the depth at which a container is reported whole when it closes, nothing inside it one by one;
     ``prose=True`` reads the first object or array in prose or a markdown fence, skipping the text around it.
+    ``source_paths`` (paths of keys and indices, ``"*"`` for any one step) adds a :class:`SourceChange` for each piece
+    of the text of a value at a matching path, verbatim; ``done`` and ``unused_text`` say where the root value ended
+    and what followed it, ``in_string`` whether the text so far ends inside a string.
     """
 
     def __cinit__(self, *args, **kwargs):
@@ -668,9 +731,13 @@ cdef class StreamingJsonParser:
         self._emit_changes = True
         self._report_depth = REPORT_DEPTH_LIMIT
         self._line_number = 1
+        self._source_patterns = ()
+        self._source_path = ROOT_PATH
+        self._unused_from = -1
+        self._unused = []
 
     def __init__(self, *, bint changes=True, bint done_events=False, report_depth=REPORT_DEPTH_LIMIT,
-                 bint prose=False):
+                 bint prose=False, source_paths=()):
         # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
         if type(report_depth) is not int or not 0 <= report_depth <= REPORT_DEPTH_LIMIT:
             raise ValueError(f"report_depth must be an int from 0 to {REPORT_DEPTH_LIMIT}, not {report_depth!r}")
@@ -679,6 +746,11 @@ cdef class StreamingJsonParser:
         self._emit_done = done_events
         self._prose = prose
         self._mode = PROSE if prose else STRUCTURE
+        if source_paths:  # (the default, (), costs no call)
+            self._source_patterns = checked_source_paths(source_paths, prose)
+            for pattern in self._source_patterns:
+                self._source_lengths |= 1ULL << len(pattern)
+            self._source_waiting = bool(self._source_patterns)
 
     def __dealloc__(self):
         self._release_frames()
@@ -718,6 +790,25 @@ cdef class StreamingJsonParser:
             self._busy = False
         return self._last_snapshot
 
+    @property
+    def done(self):
+        """Whether the root value has ended (a number or literal ends at the character after it)."""
+        return self._root_done
+
+    @property
+    def unused_text(self):
+        """The text after the end of the root value, which the parser does not read: an end marker, prose, the next
+        document (as ``zlib``'s ``unused_data``); for bytes input, decoded."""
+        if len(self._unused) > 1:
+            self._unused = ["".join(self._unused)]
+        return self._unused[0] if self._unused else ""
+
+    @property
+    def in_string(self):
+        """Whether the text read so far ends inside a string (a key or a value): a marker searched for in the text
+        that follows is part of that string there."""
+        return self._mode == STRING
+
     # --- Input --------------------------------------------------------------------------------------------------
 
     cdef int _feed(self, object text) except -1:
@@ -733,6 +824,12 @@ cdef class StreamingJsonParser:
             self._read(decoded)
             if self._mode == STRING:
                 self._flush_string_piece()
+            if self._source_kind != NO_SOURCE:
+                self._report_source(decoded, length, False)
+                self._source_from = 0
+            if self._unused_from >= 0:
+                self._unused.append(decoded[self._unused_from:])
+                self._unused_from = -1
             if self._lines and length:
                 newline = PyUnicode_FindChar(decoded, NEWLINE, 0, length, -1)
                 self._line_has_text = newline < length - 1
@@ -771,7 +868,15 @@ cdef class StreamingJsonParser:
         cdef Py_ssize_t length = PyUnicode_GET_LENGTH(text)
         cdef Py_ssize_t start = 0
         cdef Py_ssize_t count
+        # Positions count from the start of the text (read_text reads slices), and source text is cut from it; a
+        # nested read (prose's literal) restores the outer one's.
+        cdef Py_ssize_t outer_start = self._slice_start
+        cdef str outer_text = None
+        if self._source_lengths:
+            outer_text = self._reading
+            self._reading = text
         while start < length:
+            self._slice_start = start
             count = min(length - start, SIGNAL_CHECK_CHARS)
             if kind == PyUnicode_1BYTE_KIND:
                 read_text(self, <const uint8_t*>(data + start), count)
@@ -782,6 +887,9 @@ cdef class StreamingJsonParser:
             start += count
             if start < length and PyErr_CheckSignals() < 0:
                 return -1
+        if self._source_lengths:
+            self._reading = outer_text
+        self._slice_start = outer_start
         return 0
 
     # --- Structure ----------------------------------------------------------------------------------------------
@@ -803,6 +911,67 @@ cdef class StreamingJsonParser:
                     top.phase = EXPECT_VALUE
             return 0
         return self._begin_word(char)
+
+    # --- Source text --------------------------------------------------------------------------------------------
+
+    cdef int _track_source(self, codepoint char, Py_ssize_t position) except -1:
+        """A structure character where source text is asked for: a value may start here, or the one reported end."""
+        if char == CLOSE_BRACE or char == CLOSE_BRACKET:
+            if (self._source_kind == SOURCE_CONTAINER and self._depth == self._source_depth + 1
+                    and not self._dropped_depth):
+                self._end_source(position + 1)
+            return 0
+        if char == COMMA or char == COLON or not self._source_waiting:
+            return 0
+        if char == QUOTE:
+            return self._begin_source(SOURCE_STRING, position)
+        if char == OPEN_BRACE or char == OPEN_BRACKET:
+            return self._begin_source(SOURCE_CONTAINER, position)
+        return self._begin_source(SOURCE_WORD, position)
+
+    cdef int _begin_source(self, int kind, Py_ssize_t position) except -1:
+        """A value may start here: where its path matches a source pattern, report its text from here on."""
+        cdef Py_ssize_t depth = self._depth
+        cdef Py_ssize_t index
+        cdef Frame* frame
+        if depth >= 64 or not (self._source_lengths >> depth) & 1:
+            return 0
+        if self._value_frame() == -2:  # a key, or a value in an invalid position: no path
+            return 0
+        # The slot of each open container on the way: its key, or its last element (the top's next one).
+        cdef tuple path = PyTuple_New(depth)
+        for index in range(depth):
+            frame = &self._frames[index]
+            if frame.is_object:
+                if frame.key == NULL:
+                    return 0
+                slot = <object>frame.key
+            else:
+                slot = PyList_GET_SIZE(<object>frame.container) - (0 if index == depth - 1 else 1)
+            Py_INCREF(slot)
+            PyTuple_SET_ITEM(path, index, slot)
+        for pattern in self._source_patterns:
+            if PyTuple_GET_SIZE(pattern) == depth and matches(<tuple>pattern, path):
+                self._source_kind = kind
+                self._source_path = path
+                self._source_depth = depth
+                self._source_from = position
+                self._source_waiting = False
+                return 0
+        return 0
+
+    cdef int _report_source(self, str text, Py_ssize_t end, bint last) except -1:
+        if end > self._source_from or last:
+            self._changes.append(new_source(self._source_path, PyUnicode_Substring(text, self._source_from, end),
+                                            last))
+        return 0
+
+    cdef int _end_source(self, Py_ssize_t end) except -1:
+        """The value whose source was reported ended at ``end`` (exclusive): its last piece, before its done event."""
+        self._report_source(self._reading, end, True)
+        self._source_kind = NO_SOURCE
+        self._source_waiting = True
+        return 0
 
     cdef Py_ssize_t _value_frame(self) noexcept:
         """The index of the frame a value starting here belongs to; -1 at the root; -2 where it is dropped."""

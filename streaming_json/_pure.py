@@ -18,6 +18,11 @@ Reading rules (the spec's lenient reading, in one place):
   dropped. While a word is unterminated it shows its value as the spec says.
 - A value is done at its end: a string at its closing quote, a number or literal when the character after it
   arrives, a container at its closer. Only values with a reported path get a done event.
+- Source text (``source_paths``): a value that starts in a valid position at a path matching one of the patterns is
+  reported verbatim, from its first character to its last (a closer, a closing quote, a word's last character), in
+  one ``SourceChange`` per piece, the last one marked: exactly the text that was read, whitespace and escapes as
+  written, whether the value turns out valid or not. Values inside a value whose source is being reported are not
+  reported again. The root value's end is where the parser stops reading: what follows it is ``unused_text``.
 
 Beyond one root (``StreamingJsonDocuments``, and ``prose=True`` for one document):
 
@@ -37,6 +42,7 @@ import codecs
 import importlib
 import re
 from collections import deque
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal, NoReturn, Optional, Union, final
 
 from ._repair import parse_tool_call_arguments
@@ -55,6 +61,7 @@ from ._types import (
     STRING_CHARS_PER_COST,
     ToolCallReplace,
     ToolCallResult,
+    checked_source_paths,
 )
 
 __all__ = [
@@ -65,6 +72,7 @@ __all__ = [
     "SetChange",
     "AppendChange",
     "DoneChange",
+    "SourceChange",
 ]
 
 Path = tuple[Union[str, int], ...]
@@ -74,15 +82,15 @@ Path = tuple[Union[str, int], ...]
 
 
 class JsonChange:
-    """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange` or a
-    :class:`DoneChange`."""
+    """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange`, a
+    :class:`DoneChange` or a :class:`SourceChange`."""
 
     __slots__ = ("path",)
     kind: str
     path: Path
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("JsonChange is abstract: use SetChange, AppendChange or DoneChange")
+        raise TypeError("JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange")
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -109,7 +117,7 @@ class JsonChange:
         return (type(self), self._fields())
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
-        # The change kinds are final, as in the compiled core: a parser only ever makes these three.
+        # The change kinds are final, as in the compiled core: a parser only ever makes these four.
         for base in cls.__bases__:
             if base is not JsonChange and issubclass(base, JsonChange) and base.__module__ == __name__:
                 raise TypeError(f"type '{base.__module__}.{base.__name__}' is not an acceptable base type")
@@ -182,6 +190,33 @@ class DoneChange(JsonChange):
         return f"DoneChange(path={self.path!r}, value={self.value!r})"
 
 
+@final
+class SourceChange(JsonChange):
+    """``kind == "source"``: the next piece of the source text of the value at ``path`` (one of the parser's
+    ``source_paths``), exactly as it was read; a value's pieces join to its text from its first character to its
+    last, and ``last`` is true on the piece that ends it (empty where only the character after a number or literal
+    ended it)."""
+
+    __slots__ = ("text", "last")
+    kind: Literal["source"] = "source"
+    text: str
+    last: bool
+
+    def __init__(self, path: Path, text: str, last: bool = False) -> None:
+        if type(text) is not str:
+            raise TypeError(f"text must be str, not {type(text).__name__}")
+        object.__setattr__(self, "path", _checked_path(path))
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "last", bool(last))
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.path, self.text, self.last)
+
+    def __repr__(self) -> str:
+        last = ", last=True" if self.last else ""
+        return f"SourceChange(path={self.path!r}, text={self.text!r}{last})"
+
+
 # --- Lexical classes ----------------------------------------------------------------------------------------------
 
 _BLANKS = " \t\n\r"  # what the blank runs below are made of
@@ -240,6 +275,9 @@ _EXPECT_KEY, _AFTER_KEY, _EXPECT_VALUE, _AFTER_VALUE = range(4)
 _KEY, _VALUE, _DROPPED = range(3)
 # Word kinds, decided by the first character.
 _NUMBER_WORD, _LITERAL_WORD, _UNKNOWN_WORD = range(3)
+
+# What a value whose source text is being reported is: how its end is found.
+_NO_SOURCE, _SOURCE_CONTAINER, _SOURCE_STRING, _SOURCE_WORD = range(4)
 
 _NOTHING: Any = object()  # "no value" inside the parser; MISSING is only what snapshot() returns
 
@@ -314,6 +352,14 @@ def _refuse_to_pickle(self: Any) -> NoReturn:
     raise TypeError(f"cannot pickle {type(self).__name__!r} object")
 
 
+def _matches(pattern: Path, path: list[Union[str, int]]) -> bool:
+    """Whether a path matches a pattern of the same length (``"*"`` matches any step; index 1 is not key "1")."""
+    for step, slot in zip(pattern, path):
+        if step != "*" and (step != slot or type(step) is not type(slot)):
+            return False
+    return True
+
+
 def _checked_report_depth(depth: Any) -> int:
     # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
     if type(depth) is not int or not 0 <= depth <= REPORT_DEPTH_LIMIT:
@@ -343,6 +389,9 @@ class StreamingJsonParser:
     ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``report_depth`` (at most and
     by default 32) is the depth at which a container is reported whole when it closes, nothing inside it one by one;
     ``prose=True`` reads the first object or array in prose or a markdown fence, skipping the text around it.
+    ``source_paths`` (paths of keys and indices, ``"*"`` for any one step) adds a :class:`SourceChange` for each piece
+    of the text of a value at a matching path, verbatim; ``done`` and ``unused_text`` say where the root value ended
+    and what followed it, ``in_string`` whether the text so far ends inside a string.
     """
 
     __slots__ = (
@@ -387,6 +436,14 @@ class StreamingJsonParser:
         "_last_snapshot",
         "_input_is_bytes",
         "_decoder",
+        "_source_patterns",
+        "_source_lengths",
+        "_source_waiting",
+        "_source_kind",
+        "_source_path",
+        "_source_depth",
+        "_source_from",
+        "_unused",
     )
 
     def __init__(
@@ -396,6 +453,7 @@ class StreamingJsonParser:
         done_events: bool = False,
         report_depth: int = REPORT_DEPTH_LIMIT,
         prose: bool = False,
+        source_paths: Iterable[Sequence[Union[str, int]]] = (),
     ) -> None:
         self._emit_changes = bool(changes)
         self._emit_done = bool(done_events)
@@ -442,6 +500,15 @@ class StreamingJsonParser:
         self._last_snapshot: Any = MISSING
         self._input_is_bytes: Optional[bool] = None
         self._decoder: Any = None
+        # Source text: the patterns, and the value whose text is being reported (from where in this piece).
+        self._source_patterns = checked_source_paths(source_paths, self._prose)
+        self._source_lengths = frozenset(len(pattern) for pattern in self._source_patterns)
+        self._source_waiting = bool(self._source_patterns)  # patterns, and no value's source being reported
+        self._source_kind = _NO_SOURCE
+        self._source_path: Path = ()
+        self._source_depth = 0
+        self._source_from = 0
+        self._unused: list[str] = []  # the text after the root value
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
@@ -454,6 +521,25 @@ class StreamingJsonParser:
         self._feed(text)
         return changes
 
+    @property
+    def done(self) -> bool:
+        """Whether the root value has ended (a number or literal ends at the character after it)."""
+        return self._root_done
+
+    @property
+    def unused_text(self) -> str:
+        """The text after the end of the root value, which the parser does not read: an end marker, prose, the next
+        document (as ``zlib``'s ``unused_data``); for bytes input, decoded."""
+        if len(self._unused) > 1:
+            self._unused = ["".join(self._unused)]
+        return self._unused[0] if self._unused else ""
+
+    @property
+    def in_string(self) -> bool:
+        """Whether the text read so far ends inside a string (a key or a value): a marker searched for in the text
+        that follows is part of that string there."""
+        return self._mode == _STRING
+
     def _feed(self, text: Any) -> None:
         """Read a piece; changes go to ``self._changes``. The entry point of this backend's own wrappers."""
         text = self._decode(text)
@@ -461,6 +547,9 @@ class StreamingJsonParser:
         self._read(text)
         if self._mode == _STRING:
             self._flush_string_piece()
+        if self._source_kind != _NO_SOURCE and len(text) > self._source_from:
+            self._changes.append(SourceChange(self._source_path, text[self._source_from :]))
+            self._source_from = 0
         if self._lines and text:
             newline = text.rfind("\n")
             self._line_has_text = newline < len(text) - 1 if newline >= 0 else True
@@ -525,8 +614,9 @@ class StreamingJsonParser:
                     return
                 self._end_line()
                 position = newline + 1
-            else:
-                return  # after the root value: ignored
+            else:  # after the root value: not read
+                self._unused.append(text[position:])
+                return
 
     # --- Structure ----------------------------------------------------------------------------------------------
 
@@ -542,10 +632,16 @@ class StreamingJsonParser:
         # loop's iterations is an object the JIT must allocate for every one of them.
         char = text[position]
         if char == '"':
+            if self._source_waiting:
+                self._begin_source(_SOURCE_STRING, position)
             self._begin_string()
         elif char == "{" or char == "[":
+            if self._source_waiting:
+                self._begin_source(_SOURCE_CONTAINER, position)
             self._begin_container(char == "{")
         elif char == "}" or char == "]":
+            if self._source_kind == _SOURCE_CONTAINER and self._closes_source():
+                self._end_source(text, position + 1)
             self._close_container()
         elif char == ",":
             self._read_comma()
@@ -557,9 +653,46 @@ class StreamingJsonParser:
                 return position + 1
             return self._skip_blanks(text, position + 1, length)
         else:
+            if self._source_waiting:
+                self._begin_source(_SOURCE_WORD, position)
             self._begin_word(char)
             return position  # the word reads its first character itself
         return position + 1
+
+    # --- Source text --------------------------------------------------------------------------------------------
+
+    def _begin_source(self, kind: int, position: int) -> None:
+        """A value may start here: where its path matches a source pattern, report its text from here on."""
+        depth = len(self._frames)
+        if depth not in self._source_lengths:
+            return
+        try:
+            frame = self._value_goes_in()
+        except LookupError:  # a key, or a value in an invalid position: no path
+            return
+        # The slot of each open container on the way: its key, or its last element (the top's next one).
+        path: list[Union[str, int]] = [f.key if f.is_object else len(f.container) - 1 for f in self._frames]
+        if frame is not None and not frame.is_object:
+            path[-1] += 1  # type: ignore[operator]
+        for pattern in self._source_patterns:
+            if len(pattern) == depth and _matches(pattern, path):
+                self._source_kind = kind
+                self._source_path = tuple(path)
+                self._source_depth = depth
+                self._source_from = position
+                self._source_waiting = False
+                return
+
+    def _closes_source(self) -> bool:
+        """Whether a closer here closes the container whose source is reported (not one inside it, nor a dropped
+        one)."""
+        return len(self._frames) == self._source_depth + 1 and not self._dropped_depth
+
+    def _end_source(self, text: str, end: int) -> None:
+        """The value whose source was reported ended at ``end`` (exclusive): its last piece, before its done event."""
+        self._changes.append(SourceChange(self._source_path, text[self._source_from : end], True))
+        self._source_kind = _NO_SOURCE
+        self._source_waiting = True
 
     def _value_goes_in(self) -> Optional[_Frame]:
         """The frame a value starting here belongs to; None at the root; raises LookupError if it is dropped."""
@@ -706,6 +839,8 @@ class StreamingJsonParser:
                     break
             char = text[position]
             if char == '"':
+                if self._source_kind == _SOURCE_STRING:
+                    self._end_source(text, position + 1)
                 self._close_string()
                 return position + 1
             if char == "\n":  # only in JSON Lines: the line ends, and the string with it
@@ -852,6 +987,8 @@ class StreamingJsonParser:
                 self._dirty = True
                 self._word_live = self._still_live(run)
         if end < length:
+            if self._source_kind == _SOURCE_WORD:
+                self._end_source(text, end)
             self._end_word()
         return end
 

@@ -6,7 +6,7 @@ result tuples of the tool-call helpers, and the numbers of the cost model.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional
+from typing import Any, NamedTuple, Optional, Union
 
 __all__ = [
     "MISSING",
@@ -24,6 +24,7 @@ __all__ = [
     "CONTAINER_COPY_COST",
     "PROSE_CONTINUES_AFTER_BRACE",
     "PROSE_CONTINUES_AFTER_BRACKET",
+    "checked_source_paths",
 ]
 
 
@@ -107,3 +108,24 @@ SKIPPED_LINES_KEPT = 100
 # ``null``) counts only when it is whole and a blank, ``,`` or ``]`` ends it, so that "[the best]" does not either.
 PROSE_CONTINUES_AFTER_BRACE = '"}'
 PROSE_CONTINUES_AFTER_BRACKET = '{["]-0123456789'
+
+
+def checked_source_paths(patterns: Any, prose: bool) -> tuple[tuple[Union[str, int], ...], ...]:
+    """A parser's ``source_paths`` as tuples of keys, indices and ``"*"`` (any one step); refused where they could not
+    be honoured. Both backends check them here."""
+    if isinstance(patterns, (str, bytes)):
+        raise TypeError("source_paths must be an iterable of paths (tuples), not a string")
+    checked = tuple(patterns)
+    if not all(isinstance(pattern, (tuple, list)) for pattern in checked):
+        raise TypeError("source_paths must be an iterable of paths: tuples of str keys and int indices")
+    checked = tuple(tuple(pattern) for pattern in checked)
+    for pattern in checked:
+        if len(pattern) > REPORT_DEPTH_LIMIT:
+            raise ValueError(f"a source path has at most {REPORT_DEPTH_LIMIT} steps, not {len(pattern)}")
+        for step in pattern:
+            if type(step) is not str and type(step) is not int:
+                raise TypeError(f"a source path's steps are str keys and int indices, not {type(step).__name__}")
+    if checked and prose:
+        # In prose the root's first character is read only once the next one says JSON starts there.
+        raise ValueError("source_paths cannot be combined with prose=True")
+    return checked

@@ -458,6 +458,8 @@ def same_change(left: Any, right: Any) -> bool:
         return False
     if left.kind in ("set", "done"):
         return identical_deep(left.value, right.value)
+    if left.kind == "source" and left.last is not right.last:
+        return False
     return type(left.text) is str and left.text == right.text
 
 
