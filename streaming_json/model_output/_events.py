@@ -7,7 +7,7 @@ from typing import Any, NamedTuple, Optional, Union
 __all__ = ["ContentDelta", "ReasoningDelta", "ToolCallStart", "ArgumentsDelta", "ToolCallEnd", "ModelOutputEvent"]
 
 
-class _Event(tuple):  # type: ignore[type-arg]
+class _Event(tuple):  # type: ignore[type-arg]  # a mixin of the events' NamedTuples
     """Equality and hashing by kind and fields: two kinds with the same fields (content and reasoning text) differ,
     and an event is not equal to the plain tuple of its fields."""
 
@@ -15,7 +15,7 @@ class _Event(tuple):  # type: ignore[type-arg]
     kind: str
 
     def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and tuple.__eq__(self, other)  # type: ignore[arg-type]
+        return type(other) is type(self) and tuple.__eq__(self, other)
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
@@ -28,19 +28,20 @@ class _ContentFields(NamedTuple):
     text: str
 
 
+# The calls' ``index`` field hides tuple's ``index()`` method, as the events' shape asks.
 class _StartFields(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]
     id: str
     name: str
 
 
 class _ArgumentsFields(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]
     text: str
 
 
 class _EndFields(NamedTuple):
-    index: int
+    index: int  # type: ignore[assignment]
     arguments: dict[str, Any]
     error: Optional[str]
 

@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Iterable
 from typing import Any, Callable, Optional
 
-from ._events import ModelOutputEvent
+from ._events import ArgumentsDelta, ContentDelta, ModelOutputEvent, ReasoningDelta, ToolCallEnd, ToolCallStart
 
 __all__ = ["openai_chat_deltas", "OpenAIResponsesEvents", "AnthropicMessagesEvents"]
 
@@ -28,16 +28,15 @@ def openai_chat_deltas(events: Iterable[ModelOutputEvent]) -> list[dict[str, Any
     """
     deltas: list[dict[str, Any]] = []
     for event in events:
-        kind = event.kind
-        if kind == "arguments":
+        if isinstance(event, ArgumentsDelta):
             deltas.append({"tool_calls": [{"index": event.index, "function": {"arguments": event.text}}]})
-        elif kind == "content":
+        elif isinstance(event, ContentDelta):
             deltas.append({"content": event.text})
-        elif kind == "start":
+        elif isinstance(event, ToolCallStart):
             function = {"name": event.name, "arguments": ""}
             call = {"index": event.index, "id": event.id, "type": "function", "function": function}
             deltas.append({"tool_calls": [call]})
-        elif kind == "reasoning":
+        elif isinstance(event, ReasoningDelta):
             deltas.append({"reasoning_content": event.text})
     return deltas
 
@@ -93,8 +92,7 @@ class OpenAIResponsesEvents(_Blocks):
         out: list[dict[str, Any]] = []
         self._out = out
         for event in events:
-            kind = event.kind
-            if kind == "arguments":
+            if isinstance(event, ArgumentsDelta):
                 output_index, item_id, _, _, chunks = self._calls[event.index]
                 chunks.append(event.text)
                 self._emit(
@@ -103,15 +101,15 @@ class OpenAIResponsesEvents(_Blocks):
                     output_index=output_index,
                     delta=event.text,
                 )
-            elif kind == "content" or kind == "reasoning":
-                self._text(kind, event.text)
-            elif kind == "start":
+            elif isinstance(event, (ContentDelta, ReasoningDelta)):
+                self._text(event.kind, event.text)
+            elif isinstance(event, ToolCallStart):
                 self._close_text()
                 output_index, item_id = self._take_index(), self._new_id("fc")
                 self._calls[event.index] = (output_index, item_id, event.id, event.name, [])
                 item = self._call_item(item_id, event.id, event.name, "", "in_progress")
                 self._emit("response.output_item.added", output_index=output_index, item=item)
-            elif kind == "end":
+            elif isinstance(event, ToolCallEnd):
                 self._end_call(event.index)
         return out
 
@@ -213,20 +211,19 @@ class AnthropicMessagesEvents(_Blocks):
         out: list[dict[str, Any]] = []
         self._out = out
         for event in events:
-            kind = event.kind
-            if kind == "arguments":
+            if isinstance(event, ArgumentsDelta):
                 block = self._calls[event.index][0]
                 delta = {"type": "input_json_delta", "partial_json": event.text}
                 out.append({"type": "content_block_delta", "index": block, "delta": delta})
-            elif kind == "content" or kind == "reasoning":
-                self._text(kind, event.text)
-            elif kind == "start":
+            elif isinstance(event, (ContentDelta, ReasoningDelta)):
+                self._text(event.kind, event.text)
+            elif isinstance(event, ToolCallStart):
                 self._close_text()
                 block = self._take_index()
                 self._calls[event.index] = (block, "", event.id, event.name, [])
                 content_block = {"type": "tool_use", "id": event.id, "name": event.name, "input": {}}
                 out.append({"type": "content_block_start", "index": block, "content_block": content_block})
-            elif kind == "end":
+            elif isinstance(event, ToolCallEnd):
                 self._end_call(event.index)
         return out
 
