@@ -110,9 +110,28 @@ PROSE_CONTINUES_AFTER_BRACE = '"}'
 PROSE_CONTINUES_AFTER_BRACKET = '{["]-0123456789'
 
 
+_checked_paths: dict[Any, tuple[tuple[Union[str, int], ...], ...]] = {}
+
+
 def checked_source_paths(patterns: Any, prose: bool) -> tuple[tuple[Union[str, int], ...], ...]:
     """A parser's ``source_paths`` as tuples of keys, indices and ``"*"`` (any one step); refused where they could not
-    be honoured. Both backends check them here."""
+    be honoured. Both backends check them here. A layer that makes a parser per call passes the same tuple each time:
+    its check is remembered (a few of them)."""
+    if type(patterns) is tuple and not prose:
+        try:
+            known = _checked_paths.get(patterns)
+        except TypeError:  # a path that is a list: not remembered
+            return _checked_source_paths(patterns, prose)
+        if known is not None:
+            return known
+        checked = _checked_source_paths(patterns, prose)
+        if len(_checked_paths) < 64:
+            _checked_paths[patterns] = checked
+        return checked
+    return _checked_source_paths(patterns, prose)
+
+
+def _checked_source_paths(patterns: Any, prose: bool) -> tuple[tuple[Union[str, int], ...], ...]:
     if isinstance(patterns, (str, bytes)):
         raise TypeError("source_paths must be an iterable of paths (tuples), not a string")
     checked = tuple(patterns)

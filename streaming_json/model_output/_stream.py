@@ -28,7 +28,7 @@ strictly, when it ends.
 from __future__ import annotations
 
 import codecs
-import secrets
+import random
 from collections.abc import Iterable
 from typing import Any, Callable, Optional, Union
 
@@ -41,6 +41,7 @@ from ._markers import Markers
 __all__ = ["ModelOutputStream"]
 
 _BLANKS = " \t\n\r"
+_ROOT_PATHS = ((),)
 _HEADER_LIMIT = 1024
 _new = tuple.__new__  # builds an event without a Python-level __new__: every piece's events are made here
 
@@ -53,8 +54,37 @@ def _holds_any(text: str, chars: str) -> bool:
     return False
 
 
+_random_ids = random.Random()  # seeded from the system's entropy; a call id must be unique, not secret
+
+
 def _fresh_call_id(index: int) -> str:
-    return "call_" + secrets.token_hex(12)
+    return "call_%024x" % _random_ids.getrandbits(96)
+
+
+class _Markers:
+    """What a format (and a reasoning block) looks for in each place: made once per format, shared by its streams."""
+
+    def __init__(self, format: ToolCallFormat, reasoning: Optional[tuple[str, str]]) -> None:
+        self.content = Markers(format.call_begin, *format.section_begin, reasoning[0] if reasoning else None)
+        self.reasoning = Markers(reasoning[1] if reasoning else None)
+        self.section = Markers(*format.section_end, format.call_begin)
+        self.stops = Markers(format.call_end, format.call_begin, *format.section_end)  # they end a call anywhere
+        self.header = Markers(format.header_end, *self.stops.markers)
+        self.after_json = Markers(format.arguments_end, *self.stops.markers)
+        self.between_calls = _BLANKS + format.separators
+        # A piece with none of these characters holds no marker, nor the beginning of one (feed's fast paths).
+        self.content_firsts = "".join(sorted({marker[0] for marker in self.content.markers}))
+        self.stop_firsts = "".join(sorted({marker[0] for marker in self.stops.markers}))
+        # The one character to look for where all the stop markers begin with it (most formats' "<" or "["): one
+        # search a piece. Without stop markers, a character that seldom comes (a piece holding it takes the general
+        # path, which is never wrong); None where they begin with several.
+        self.stop_first = self.stop_firsts if len(self.stop_firsts) == 1 else ("\uffff" if not self.stops else None)
+        # The parsers' source paths: the arguments of one call object, or of each in an array of them.
+        self.call_paths = tuple((key,) for key in format.arguments_keys)
+        self.array_paths = tuple(("*", key) for key in format.arguments_keys)
+
+
+_markers_of: dict[tuple[ToolCallFormat, Optional[tuple[str, str]]], _Markers] = {}
 
 
 class _Call:
@@ -128,17 +158,14 @@ class ModelOutputStream:
         self._reasoning = reasoning
         self._new_call_id = new_call_id or _fresh_call_id
         self._parser_class = parser_class or StreamingJsonParser
-        # The markers that end each place (or begin the next one from there).
-        self._content_markers = Markers(format.call_begin, *format.section_begin, reasoning[0] if reasoning else None)
-        self._reasoning_markers = Markers(reasoning[1] if reasoning else None)
-        self._section_markers = Markers(*format.section_end, format.call_begin)
-        self._stops = Markers(format.call_end, format.call_begin, *format.section_end)
-        self._header_markers = Markers(format.header_end, *self._stops.markers)
-        self._after_markers = Markers(format.arguments_end, *self._stops.markers)
-        self._between_calls = _BLANKS + format.separators
-        # A piece with none of these characters holds no marker, nor the beginning of one (feed's fast paths).
-        self._content_firsts = "".join(sorted({marker[0] for marker in self._content_markers.markers}))
-        self._stop_firsts = "".join(sorted({marker[0] for marker in self._stops.markers}))
+        key = (format, None if reasoning is None else (reasoning[0], reasoning[1]))
+        markers = _markers_of.get(key)
+        if markers is None:
+            markers = _markers_of[key] = _Markers(format, key[1])
+        self._markers = markers
+        self._stop_firsts = markers.stop_firsts
+        self._stop_first = markers.stop_first
+        self._content_firsts = markers.content_firsts
         # Where the stream is: the reader of the text there. The content reader is bound once, so that feed's fast
         # path tells the place by identity.
         self._read_content = self._read_content  # type: ignore[method-assign]
@@ -176,16 +203,17 @@ class ModelOutputStream:
         call = self._streaming_call
         if call is not None and type(text) is str and not self._held:
             # The usual piece: more of a call's arguments, and no marker's first character in it. One append, one
-            # event. (After finish() no call streams.)
-            firsts = self._stop_firsts
-            if firsts not in text if len(firsts) == 1 else not _holds_any(text, firsts):
+            # event, in the list the parser returned. (After finish() no call streams.)
+            first = self._stop_first
+            if first not in text if first is not None else not _holds_any(text, self._stop_firsts):
                 changes = self._parser.append(text)
                 if len(changes) == 1:
                     change = changes[0]
                     if change.path is self._streaming_path and not change.last:
                         piece = change.text
                         call.chunks.append(piece)
-                        return [_new(ArgumentsDelta, (call.index, piece))]
+                        changes[0] = _new(ArgumentsDelta, (call.index, piece))
+                        return changes
                 self._events = []
                 self._read(text, self._read_json_changes(changes, len(text)))
                 return self._events
@@ -334,7 +362,7 @@ class ModelOutputStream:
                 self._enter_section()
                 return position
             position = start
-        markers = self._content_markers
+        markers = self._markers.content
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
         if end > position:
@@ -352,7 +380,7 @@ class ModelOutputStream:
         return found + len(marker)
 
     def _read_reasoning(self, text: str, position: int) -> int:
-        markers = self._reasoning_markers
+        markers = self._markers.reasoning
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
         if end > position:
@@ -372,13 +400,13 @@ class ModelOutputStream:
         text: then the section is over, and the text is content."""
         length = len(text)
         start = position
-        between = self._between_calls
+        between = self._markers.between_calls
         while position < length and text[position] in between:
             position += 1
         if position == length:
             self._held = text[start:]  # whether it is content depends on what follows
             return length
-        marker = self._marker_at(self._section_markers, text, position)
+        marker = self._marker_at(self._markers.section, text, position)
         if marker is None:
             self._held = text[start:]  # it may be a marker
             return length
@@ -430,7 +458,7 @@ class ModelOutputStream:
         return position
 
     def _read_header(self, text: str, position: int) -> int:
-        markers = self._header_markers
+        markers = self._markers.header
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
         if end > position:
@@ -478,20 +506,20 @@ class ModelOutputStream:
         self._element = None
         if self.format.payload == "arguments":
             self._call_depth = 0
-            self._parser = self._parser_class(changes=False, source_paths=[()])
+            self._parser = self._parser_class(changes=False, source_paths=_ROOT_PATHS)
         else:
             depth = 1 if first == "[" else 0
             self._call_depth = depth
-            prefix: tuple[Any, ...] = ("*",) if depth else ()
-            paths = [(*prefix, key) for key in self.format.arguments_keys]
+            paths = self._markers.array_paths if depth else self._markers.call_paths
             self._parser = self._parser_class(done_events=True, report_depth=depth + 1, source_paths=paths)
             if not depth:
                 self._call = _Call()
         self._read_place = self._read_json
 
     def _read_json(self, text: str, position: int) -> int:
-        stops = self._stops
-        if not stops:
+        stops = self._markers.stops
+        first = self._stop_first
+        if not stops or (first is not None and first not in text):
             return self._read_json_until(text, position, len(text))
         found, marker = stops.find(text, position)
         if found < 0:
@@ -612,7 +640,7 @@ class ModelOutputStream:
             position += 1
         if position == length:
             return position
-        marker = self._marker_at(self._after_markers, text, position)
+        marker = self._marker_at(self._markers.after_json, text, position)
         if marker is None:
             self._held = text[position:]
             return length
