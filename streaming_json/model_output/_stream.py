@@ -58,7 +58,7 @@ _random_ids = random.Random()  # seeded from the system's entropy; a call id mus
 
 
 def _fresh_call_id(index: int) -> str:
-    return "call_%024x" % _random_ids.getrandbits(96)
+    return f"call_{_random_ids.getrandbits(96):024x}"
 
 
 class _Markers:
@@ -206,7 +206,7 @@ class ModelOutputStream:
             # event, in the list the parser returned. (After finish() no call streams.)
             first = self._stop_first
             if first not in text if first is not None else not _holds_any(text, self._stop_firsts):
-                changes = self._parser.append(text)
+                changes: list[Any] = self._parser.append(text)
                 if len(changes) == 1:
                     change = changes[0]
                     if change.path is self._streaming_path and not change.last:
