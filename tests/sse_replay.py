@@ -54,3 +54,15 @@ def openai_client(body: bytes, *, asynchronous: bool = False) -> Any:
         return openai.AsyncOpenAI(api_key="test", base_url="http://replay.test/v1", http_client=http_client)
     http_client = httpx.Client(transport=transport)
     return openai.OpenAI(api_key="test", base_url="http://replay.test/v1", http_client=http_client)
+
+
+def anthropic_client(body: bytes, *, asynchronous: bool = False) -> Any:
+    """An ``anthropic.Anthropic`` (or ``AsyncAnthropic``) client whose every response is ``body``."""
+    anthropic = pytest.importorskip("anthropic")
+    httpx = httpx_module()
+    transport = replaying_transport(body)
+    if asynchronous:
+        http_client = httpx.AsyncClient(transport=transport)
+        return anthropic.AsyncAnthropic(api_key="test", base_url="http://replay.test", http_client=http_client)
+    http_client = httpx.Client(transport=transport)
+    return anthropic.Anthropic(api_key="test", base_url="http://replay.test", http_client=http_client)

@@ -157,8 +157,12 @@ class OpenAIResponsesEvents(_Blocks):
             )
         _, output_index, item_id = self._open
         self._texts.append(text)
-        delta_kind = "response.output_text.delta" if kind == "content" else "response.reasoning_text.delta"
-        self._emit(delta_kind, item_id=item_id, output_index=output_index, content_index=0, delta=text)
+        if kind == "content":
+            self._emit("response.output_text.delta", item_id=item_id, output_index=output_index, content_index=0,
+                       delta=text, logprobs=[])
+        else:
+            self._emit("response.reasoning_text.delta", item_id=item_id, output_index=output_index, content_index=0,
+                       delta=text)
 
     def _close_text(self) -> None:
         if self._open is None:
@@ -169,7 +173,7 @@ class OpenAIResponsesEvents(_Blocks):
         where = {"item_id": item_id, "output_index": output_index, "content_index": 0}
         if kind == "content":
             part = {"type": "output_text", "text": text, "annotations": []}
-            self._emit("response.output_text.done", **where, text=text)
+            self._emit("response.output_text.done", **where, text=text, logprobs=[])
             item = {"type": "message", "id": item_id, "role": "assistant", "status": "completed", "content": [part]}
         else:
             part = {"type": "reasoning_text", "text": text}
