@@ -158,11 +158,18 @@ class OpenAIResponsesEvents(_Blocks):
         _, output_index, item_id = self._open
         self._texts.append(text)
         if kind == "content":
-            self._emit("response.output_text.delta", item_id=item_id, output_index=output_index, content_index=0,
-                       delta=text, logprobs=[])
+            self._emit(
+                "response.output_text.delta",
+                item_id=item_id,
+                output_index=output_index,
+                content_index=0,
+                delta=text,
+                logprobs=[],
+            )
         else:
-            self._emit("response.reasoning_text.delta", item_id=item_id, output_index=output_index, content_index=0,
-                       delta=text)
+            self._emit(
+                "response.reasoning_text.delta", item_id=item_id, output_index=output_index, content_index=0, delta=text
+            )
 
     def _close_text(self) -> None:
         if self._open is None:
