@@ -4,7 +4,9 @@ Reads JSON text from standard input as it arrives, or from a file, and prints ea
 line of compact JSON, so that the last line is the value of everything read. ``--changes`` prints the changes
 instead, one JSON object a line (``--done`` adds done events). ``--documents`` prints each complete document of a
 stream of several, one line each; ``--lines`` reads JSON Lines; ``--prose`` finds the JSON in prose or a markdown
-fence. ``--demo`` replays a bundled tool call at token speed with a live preview.
+fence. ``--model-output FORMAT`` reads a model's raw output (``hermes``, ``llama3_json``, ...: see
+``streaming_json.model_output.FORMATS``) and prints the OpenAI Chat Completions deltas an inference server would
+stream for it, one a line. ``--demo`` replays a bundled tool call at token speed with a live preview.
 
 Malformed input is never an error: the output is whatever the tolerant reading made of it, and the exit status is 0.
 """
@@ -36,6 +38,9 @@ from . import (
     ToolCallArgumentsStream,
     __version__,
 )
+from .model_output import FORMATS
+
+FORMAT_NAMES = tuple(FORMATS)
 
 CHUNK_SIZE = 65536
 DEMO_SEED = 2024  # the demo splits its text the same way on every run
@@ -363,6 +368,19 @@ def argument_parser() -> argparse.ArgumentParser:
         "--documents", action="store_true", help="print each complete document of a stream of several, one a line"
     )
     mode.add_argument("--demo", action="store_true", help="replay a sample tool call at token speed")
+    mode.add_argument(
+        "--model-output",
+        metavar="FORMAT",
+        choices=sorted(FORMAT_NAMES),
+        help="read a model's raw output and print the OpenAI Chat deltas of its content and tool calls, one a line "
+        f"(FORMAT: {', '.join(sorted(FORMAT_NAMES))})",
+    )
+    parser.add_argument(
+        "--reasoning",
+        nargs=2,
+        metavar=("BEGIN", "END"),
+        help="with --model-output: the reasoning block's markers, e.g. '<think>' '</think>'",
+    )
     parser.add_argument("--done", action="store_true", help="with --changes: also print done events")
     parser.add_argument("--lines", action="store_true", help="read JSON Lines: one document a line (as --documents)")
     parser.add_argument("--prose", action="store_true", help="find the JSON in prose or a markdown fence")
@@ -389,8 +407,28 @@ def read_json(file: Optional[str], printer: Callable[[Iterable[str]], None]) -> 
         printer(read_pieces(stream))
 
 
+def print_model_output_deltas(
+    pieces: Iterable[str], output: LineWriter, format: str, reasoning: Optional[tuple[str, str]] = None
+) -> None:
+    """Print the OpenAI Chat Completions deltas of a model's raw output, one compact JSON object a line."""
+    from .model_output import ModelOutputStream, openai_chat_deltas
+
+    stream = ModelOutputStream(format, reasoning=reasoning)
+    for piece in pieces:
+        for delta in openai_chat_deltas(stream.feed(piece)):
+            output.line(json.dumps(delta, ensure_ascii=False, separators=(",", ":")))
+        output.flush()
+    for delta in openai_chat_deltas(stream.finish()):
+        output.line(json.dumps(delta, ensure_ascii=False, separators=(",", ":")))
+
+
 def choose_printer(args: argparse.Namespace, output: LineWriter) -> Callable[[Iterable[str]], None]:
     """What to print of the text, as the options say."""
+    if args.model_output is not None:
+        reasoning = tuple(args.reasoning) if args.reasoning else None
+        return functools.partial(
+            print_model_output_deltas, output=output, format=args.model_output, reasoning=reasoning
+        )
     if args.documents or args.lines:
         return functools.partial(print_documents, output=output, lines=args.lines, prose=args.prose)
     if args.changes:
@@ -408,6 +446,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error("--done goes with --changes")
     if args.lines and args.changes:
         parser.error("--lines prints documents, not changes")
+    if args.model_output is not None and (args.lines or args.prose or args.done):
+        parser.error("--model-output takes no JSON reading options")
+    if args.reasoning and args.model_output is None:
+        parser.error("--reasoning goes with --model-output")
     output = LineWriter(sys.stdout.buffer)
     try:
         if args.demo:

@@ -66,3 +66,26 @@ def test_prose(backend: ModuleType) -> None:
 def test_options_that_do_not_go_together(backend: ModuleType, args: list[str]) -> None:
     result = run_cli(backend, *args, input=b"[]")
     assert result.returncode == 2 and b"usage:" in result.stderr
+
+
+def test_model_output_prints_the_openai_deltas(backend: ModuleType) -> None:
+    """A server's view: a model's raw output in, the Chat Completions deltas out, the arguments as written."""
+    output = (
+        "<think>The user wants the file.</think>Let me look."
+        '<tool_call>\n{"name": "read", "arguments": {"path": "a.py", "limit": 1e3}}\n</tool_call>'
+    )
+    result = run_cli(backend, "--model-output", "hermes", "--reasoning", "<think>", "</think>", input=output.encode())
+    assert result.returncode == 0 and result.stderr == b""
+    deltas = [json.loads(line) for line in result.stdout.splitlines()]
+    assert deltas[:2] == [{"reasoning_content": "The user wants the file."}, {"content": "Let me look."}]
+    (start,) = deltas[2]["tool_calls"]
+    assert start["id"].startswith("call_") and start["function"] == {"name": "read", "arguments": ""}
+    arguments = "".join(delta["tool_calls"][0]["function"]["arguments"] for delta in deltas[3:])
+    assert arguments == '{"path": "a.py", "limit": 1e3}'
+
+
+def test_model_output_refuses_the_json_options(backend: ModuleType) -> None:
+    result = run_cli(backend, "--model-output", "hermes", "--lines", input=b"")
+    assert result.returncode == 2 and b"--model-output takes no JSON reading options" in result.stderr
+    result = run_cli(backend, "--model-output", "gpt-9", input=b"")
+    assert result.returncode == 2 and b"invalid choice: 'gpt-9'" in result.stderr
