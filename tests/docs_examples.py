@@ -113,7 +113,11 @@ def blocks(page: Path) -> list[Block]:
 
 
 class ExampleFailed(AssertionError):
-    """An example that raised, or printed other than its page shows."""
+    """An example that raised, or printed other than its page shows; ``where`` is its page and line."""
+
+    def __init__(self, message: str, where: str) -> None:
+        super().__init__(message)
+        self.where = where
 
 
 def run_page(page: Path) -> None:
@@ -145,13 +149,14 @@ def _run_python(block: Block, module: types.ModuleType, printed: io.StringIO) ->
         with contextlib.redirect_stdout(printed):
             exec(code, module.__dict__)
     except Exception as error:
-        raise ExampleFailed(f"the example at {block.where} raised:\n{traceback.format_exc()}") from error
+        raise ExampleFailed(f"the example at {block.where} raised:\n{traceback.format_exc()}", block.where) from error
 
 
 def _compare(block: Block, printed: str) -> None:
     if printed != block.code:
         diff = "".join(difflib.unified_diff(block.code.splitlines(True), printed.splitlines(True), "shown", "printed"))
-        raise ExampleFailed(f"the examples before {block.where} printed other than the page shows:\n{diff}")
+        message = f"the examples before {block.where} printed other than the page shows:\n{diff}"
+        raise ExampleFailed(message, block.where)
 
 
 def _run_console(block: Block) -> None:
@@ -170,7 +175,8 @@ def _run_console(block: Block) -> None:
             if result.returncode != 0 or result.stdout + result.stderr != shown:
                 raise ExampleFailed(
                     f"`{command}` at {block.where} exited {result.returncode} and printed\n"
-                    f"{result.stdout}{result.stderr}\nwhere the page shows\n{shown}"
+                    f"{result.stdout}{result.stderr}\nwhere the page shows\n{shown}",
+                    block.where,
                 )
 
 

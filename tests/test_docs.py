@@ -43,7 +43,8 @@ def test_page_examples_run(page: Path, replay: ReplayServer, monkeypatch: pytest
     except ExampleFailed as failure:
         missing = failure.__cause__
         if isinstance(missing, ModuleNotFoundError) and missing.name in OPTIONAL_MODULES:
-            pytest.skip(f"{page_name(page)} needs {missing.name}, which is not installed here")
+            # The examples before it ran: a page puts what needs an optional package after what does not.
+            pytest.skip(f"the examples from {failure.where} on need {missing.name}, which is not installed here")
         raise
 
 
