@@ -42,6 +42,9 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 RUN_LANGUAGES = {"python", "console"}
+# Imports that an example may need and a test environment may lack: the SDKs have no wheels for PyPy 3.9, and the
+# wheel's own check installs none of them.
+OPTIONAL_MODULES = {"pydantic", "openai", "anthropic", "jiter"}
 # Languages of code a reader would run: a block in one of them is run (above), or marked as not run.
 SHELL_LANGUAGES = {"sh", "bash", "shell", "zsh", "pycon", "py", "python3"}
 MARKER = re.compile(r"^<!--\s*(.*?)\s*-->$")
@@ -118,6 +121,14 @@ class ExampleFailed(AssertionError):
     def __init__(self, message: str, where: str) -> None:
         super().__init__(message)
         self.where = where
+
+    @property
+    def missing_module(self) -> Optional[str]:
+        """The optional package the example needs where that is why it failed (those before it ran)."""
+        cause = self.__cause__
+        if isinstance(cause, ModuleNotFoundError) and cause.name in OPTIONAL_MODULES:
+            return cause.name
+        return None
 
 
 def run_page(page: Path) -> None:
@@ -330,16 +341,20 @@ class ReplayServer:
 
 
 def main(arguments: list[str]) -> int:
-    """Run the pages named in ``arguments``; print ``{"backend": ..., "failures": {page: message}}`` as JSON."""
+    """Run the pages named in ``arguments``; print as JSON the backend, the failures (``{page: message}``) and the
+    pages whose examples stopped at one that needs a package not installed (``{page: where}``)."""
     import streaming_json
 
-    failures = {}
+    failures, stopped = {}, {}
     for name in arguments:
         try:
             run_page(ROOT / name)
         except ExampleFailed as failure:
-            failures[name] = str(failure)
-    print(json.dumps({"backend": streaming_json.BACKEND, "failures": failures}))
+            if failure.missing_module is None:
+                failures[name] = str(failure)
+            else:
+                stopped[name] = f"{failure.where} needs {failure.missing_module}"
+    print(json.dumps({"backend": streaming_json.BACKEND, "failures": failures, "stopped": stopped}))
     return 0
 
 

@@ -23,8 +23,6 @@ from .backends import AVAILABLE_BACKENDS, needs_both_backends
 from .docs_examples import ROOT, ExampleFailed, ReplayServer, blocks, page_name, pages, run_page
 
 PAGES = pages()
-# Imports that an example may need and a test environment may lack: the SDKs have no wheels for PyPy 3.9.
-OPTIONAL_MODULES = {"pydantic", "openai", "anthropic", "jiter"}
 
 
 @pytest.fixture(scope="module")
@@ -41,10 +39,9 @@ def test_page_examples_run(page: Path, replay: ReplayServer, monkeypatch: pytest
     try:
         run_page(page)
     except ExampleFailed as failure:
-        missing = failure.__cause__
-        if isinstance(missing, ModuleNotFoundError) and missing.name in OPTIONAL_MODULES:
+        if failure.missing_module is not None:
             # The examples before it ran: a page puts what needs an optional package after what does not.
-            pytest.skip(f"the examples from {failure.where} on need {missing.name}, which is not installed here")
+            pytest.skip(f"the examples from {failure.where} on need {failure.missing_module}, not installed here")
         raise
 
 
