@@ -49,10 +49,9 @@ $(DOCS_STAMP): $(STAMP)
 	touch $(DOCS_STAMP)
 
 # -E reads every page and docstring afresh: a saved environment would not warn again about a page that has not
-# changed. -W -n: every warning is an error, and every reference must resolve. The API reference is read from the
-# pure-Python twin (docs/conf.py says why).
+# changed. -W -n: every warning is an error, and every reference must resolve.
 docs: $(DOCS_STAMP)
-	STREAMING_JSON_PURE_PYTHON=1 $(BIN)/python -m sphinx -E -W --keep-going -n -q -b html docs docs/_build/html
+	$(BIN)/python -m sphinx -E -W --keep-going -n -q -b html docs docs/_build/html
 
 $(PYPY_VENV)/bin/python:
 	$(PYPY) -m venv $(PYPY_VENV)

@@ -5,15 +5,19 @@ not resolve, in the pages (a link to a missing page or heading) and in the docst
 is not documented). The pages are Markdown, so README.md (the first page, included) and the guides read the same on
 GitHub and on the site, and tests/test_docs.py runs their code blocks.
 
-The API reference documents the public names as ``import streaming_json`` gives them. ``make docs`` builds with
-``STREAMING_JSON_PURE_PYTHON=1``: the classes then come from the pure-Python twin, whose signatures ``inspect`` can
-read (the compiled core's are C-typed text in the docstring); tests/test_docs.py holds the two twins to the same
-docstrings.
+The API reference documents the public names as ``import streaming_json`` gives them, with the pure-Python backend
+forced (``STREAMING_JSON_PURE_PYTHON=1``, set here before the import, however the build is run): the classes then
+come from the pure twin, whose signatures ``inspect`` can read (the compiled core's are C-typed text in its
+docstrings); tests/test_docs.py holds the two twins to the same docstrings.
 """
 
 from __future__ import annotations
 
-import streaming_json
+import os
+
+os.environ["STREAMING_JSON_PURE_PYTHON"] = "1"
+
+import streaming_json  # after the variable: the backend is picked at import
 
 project = "streaming_json"
 author = "streaming_json developers"
