@@ -2,6 +2,7 @@
 # make test       - set up, lint, and run the whole test suite on both backends
 # make lint       - ruff (check and format) on the Python code, cython-lint on the compiled core
 # make test-pypy  - the suite on PyPy, where the pure backend is the one installed (needs pypy3 and pypy3-venv)
+# make docs       - build the documentation site into docs/_build/html, strictly: any warning (a broken link) fails
 PYTHON ?= python3
 PYPY ?= pypy3
 VENV := .venv
@@ -11,12 +12,13 @@ PYPY_VENV := .venv-pypy
 BENCH_VENV := .venv-bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
 PYPY_STAMP := $(PYPY_VENV)/.installed
+DOCS_STAMP := $(VENV)/.docs-installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
 # (from `make bench`) warns that it cannot time under xdist, and warnings are errors: it is not loaded there.
 PYTEST_PARALLEL := -m "not timing" -n 2 -p no:benchmark
 PYTEST_TIMING := -m timing
 
-.PHONY: run test lint test-pypy bench fuzz annotate clean
+.PHONY: run test lint docs test-pypy bench fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,9 +39,19 @@ lint: $(STAMP)
 	@# cython-lint runs pycodestyle by name: the venv's must be on PATH.
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint streaming_json/_core.pyx streaming_json/_core.pxd
 
-test: lint
+test: lint docs
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
+
+# The site's tools are a dependency group (pyproject.toml): installed alone, without rebuilding the package.
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet --group docs
+	touch $(DOCS_STAMP)
+
+# -E reads every page and docstring afresh: a saved environment would not warn again about a page that has not
+# changed. -W -n: every warning is an error, and every reference must resolve.
+docs: $(DOCS_STAMP)
+	$(BIN)/python -m sphinx -E -W --keep-going -n -q -b html docs docs/_build/html
 
 $(PYPY_VENV)/bin/python:
 	$(PYPY) -m venv $(PYPY_VENV)

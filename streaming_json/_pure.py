@@ -383,7 +383,7 @@ class StreamingJsonParser:
     """Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
 
     ``append()`` returns the changes the piece made; ``snapshot()`` returns an immutable value that shares completed
-    parts with earlier snapshots. Neither ever raises on any text. See the module documentation for the rules.
+    parts with earlier snapshots. Neither ever raises on any text.
 
     ``changes=False`` builds no ``set``/``append`` changes (for callers that only want snapshots or done events);
     ``done_events=True`` adds a :class:`DoneChange` for every value a piece completed; ``report_depth`` (at most and

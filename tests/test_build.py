@@ -79,7 +79,7 @@ WHEEL_SUITE = [
     "tests/test_twins.py",
     "tests/test_cli.py",
     "tests/test_cli_modes.py",
-    "tests/test_readme.py",
+    "tests/test_docs.py",
     "tests/test_done_events.py",
     "tests/test_documents.py",
     "tests/test_completed.py",
@@ -97,7 +97,8 @@ def test_wheel_installs_into_a_fresh_environment_and_passes_the_suite(tmp_path: 
     # The suite runs from a folder of its own, so `import streaming_json` can only find the installed package.
     tests = tmp_path / "suite" / "tests"
     shutil.copytree(source / "tests", tests)
-    shutil.copy(source / "README.md", tests.parent)  # the README's examples are part of the suite
+    shutil.copy(source / "README.md", tests.parent)  # the examples of README and docs/ are part of the suite
+    shutil.copytree(source / "docs", tests.parent / "docs")
     shutil.copy(source / "pyproject.toml", tests.parent)  # the same pytest configuration (strict, warnings are errors)
     # The hypothesis tests at a quarter of their examples: this run checks the installed package, and the main run
     # has just run them in full on the same code.
