@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Union
+from typing import Any, Literal, NamedTuple, Optional, Union
 
 __all__ = ["ContentDelta", "ReasoningDelta", "ToolCallStart", "ArgumentsDelta", "ToolCallEnd", "ModelOutputEvent"]
 
@@ -50,14 +50,14 @@ class ContentDelta(_Event, _ContentFields):
     """``kind == "content"``: the next piece of the model's text outside tool calls, markers removed."""
 
     __slots__ = ()
-    kind = "content"
+    kind: Literal["content"] = "content"
 
 
 class ReasoningDelta(_Event, _ContentFields):
     """``kind == "reasoning"``: the next piece of the text of the model's reasoning block, markers removed."""
 
     __slots__ = ()
-    kind = "reasoning"
+    kind: Literal["reasoning"] = "reasoning"
 
 
 class ToolCallStart(_Event, _StartFields):
@@ -65,7 +65,7 @@ class ToolCallStart(_Event, _StartFields):
     output from 0; ``id`` is the model's own where the format carries one, else a fresh one."""
 
     __slots__ = ()
-    kind = "start"
+    kind: Literal["start"] = "start"
 
 
 class ArgumentsDelta(_Event, _ArgumentsFields):
@@ -73,7 +73,7 @@ class ArgumentsDelta(_Event, _ArgumentsFields):
     the JSON the model wrote (for a format that writes it as a JSON string, that string's content)."""
 
     __slots__ = ()
-    kind = "arguments"
+    kind: Literal["arguments"] = "arguments"
 
 
 class ToolCallEnd(_Event, _EndFields):
@@ -82,8 +82,8 @@ class ToolCallEnd(_Event, _EndFields):
     ``Received arguments:`` and the text."""
 
     __slots__ = ()
-    kind = "end"
+    kind: Literal["end"] = "end"
 
 
 ModelOutputEvent = Union[ContentDelta, ReasoningDelta, ToolCallStart, ArgumentsDelta, ToolCallEnd]
-"""Any of the five events: tell them apart by ``kind``."""
+"""Any of the five events: tell them apart by ``kind`` (a type checker narrows the union by it)."""
