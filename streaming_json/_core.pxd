@@ -43,6 +43,8 @@ cdef class StreamingJsonParser:
     cdef bint _emit_done                # done events
     cdef Py_ssize_t _report_depth       # a container at this depth is reported whole
     cdef bint _prose                    # skip prose around the document
+    cdef bint _stable                   # a pending number, once shown, stays shown ("1." shows 1)
+    cdef object _shown_word             # and the value it last showed
     cdef codepoint _prose_bracket       # in prose, a bracket waiting for the character that says if JSON starts
     cdef int _prose_literal_kind        # and, after "[", a literal's start read so far: which, and how much
     cdef Py_ssize_t _prose_literal_length
@@ -166,6 +168,7 @@ cdef class StreamingJsonDocuments:
 
 
 cdef class ToolCallArgumentsStream:
+    cdef bint _stable
     cdef list _chunks
     cdef str _text
     cdef StreamingJsonParser _parser

@@ -733,11 +733,12 @@ cdef class StreamingJsonParser:
         self._line_number = 1
         self._source_patterns = ()
         self._source_path = ROOT_PATH
+        self._shown_word = NOTHING
         self._unused_from = -1
         self._unused = []
 
     def __init__(self, *, bint changes=True, bint done_events=False, report_depth=REPORT_DEPTH_LIMIT,
-                 bint prose=False, source_paths=()):
+                 bint prose=False, source_paths=(), bint stable=False):
         # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
         if type(report_depth) is not int or not 0 <= report_depth <= REPORT_DEPTH_LIMIT:
             raise ValueError(f"report_depth must be an int from 0 to {REPORT_DEPTH_LIMIT}, not {report_depth!r}")
@@ -745,6 +746,7 @@ cdef class StreamingJsonParser:
         self._emit_changes = changes
         self._emit_done = done_events
         self._prose = prose
+        self._stable = stable
         self._mode = PROSE if prose else STRUCTURE
         if source_paths:  # (the default, (), costs no call)
             self._source_patterns = checked_source_paths(source_paths, prose)
@@ -1325,6 +1327,7 @@ cdef class StreamingJsonParser:
 
     cdef int _begin_word(self, codepoint first) except -1:
         self._mode = WORD
+        self._shown_word = NOTHING
         self._word_length = 0
         self._mantissa_length = 0
         self._mantissa_is_float = False
@@ -1372,14 +1375,20 @@ cdef class StreamingJsonParser:
             return NOTHING
         if self._word_kind == NUMBER_WORD:
             if self._word_length > PENDING_NUMBER_DISPLAY_LIMIT:
-                return NOTHING
+                return self._shown_word  # stable: the value it last showed; else nothing (the cost stays O(1))
             if state == N_ZERO or state == N_INT:
-                return self._word_number(self._word_length, False)
-            if state == N_FRAC or state == N_EXP_DIGITS:
-                return self._word_number(self._word_length, True)
-            if state == N_EXP or state == N_EXP_SIGN:  # an exponent without digits is ignored
-                return self._word_number(self._mantissa_length, self._mantissa_is_float)
-            return NOTHING
+                value = self._word_number(self._word_length, False)
+            elif state == N_FRAC or state == N_EXP_DIGITS:
+                value = self._word_number(self._word_length, True)
+            elif state == N_EXP or state == N_EXP_SIGN:  # an exponent without digits is ignored
+                value = self._word_number(self._mantissa_length, self._mantissa_is_float)
+            elif state == N_DOT and self._stable:  # "1." shows 1, as "1" did, until its fraction comes
+                value = self._word_number(self._word_length - 1, False)
+            else:
+                return NOTHING
+            if self._stable:
+                self._shown_word = value
+            return value
         if state == LITERAL_PREFIX:
             return True if self._word_kind == TRUE_WORD else (False if self._word_kind == FALSE_WORD else None)
         return NOTHING
@@ -1502,8 +1511,8 @@ cdef class StreamingJsonDocuments:
     fences, skipping everything around them.
     """
 
-    def __init__(self, *, bint lines=False, bint prose=False):
-        self._parser = StreamingJsonParser(changes=False, prose=prose)
+    def __init__(self, *, bint lines=False, bint prose=False, bint stable=True):
+        self._parser = StreamingJsonParser(changes=False, prose=prose, stable=stable)
         self._parser._documents = []
         self._parser._lines = lines
         self._count = 0
@@ -1562,13 +1571,16 @@ cdef class ToolCallArgumentsStream:
     def __cinit__(self):
         self._start()
 
-    def __init__(self):
-        pass  # so that arguments are refused, and the signature is embedded
+    def __init__(self, *, bint stable=False):
+        self._stable = stable
+        if stable:
+            self._start()
 
     cdef _start(self):
         self._chunks = []
         self._text = ""
-        self._parser = StreamingJsonParser(changes=False)  # it shows snapshots: no change objects to discard
+        # It shows snapshots: no change objects to discard.
+        self._parser = StreamingJsonParser(changes=False, stable=self._stable)
         self._snapshot = MISSING
         self._arguments = {}
 

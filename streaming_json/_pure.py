@@ -313,12 +313,14 @@ def _finished_word_value(kind: int, number_state: int, text: str) -> Any:
     return _NOTHING
 
 
-def _pending_word_value(kind: int, number_state: int, text: str) -> Any:
+def _pending_word_value(kind: int, number_state: int, text: str, stable: bool) -> Any:
     if kind == _NUMBER_WORD:
         if number_state in _COMPLETE_NUMBER:
             return _number_value(text)
         if number_state in _BARE_EXPONENT:
             return _number_value(text[: max(text.rfind("e"), text.rfind("E"))])
+        if number_state == _POINT and stable:  # "1." shows 1, as "1" did, until its fraction comes
+            return _number_value(text[:-1])
         return _NOTHING
     if kind == _LITERAL_WORD:
         for word, value in _LITERALS.items():
@@ -436,6 +438,8 @@ class StreamingJsonParser:
         "_last_snapshot",
         "_input_is_bytes",
         "_decoder",
+        "_stable",
+        "_shown_word",
         "_source_patterns",
         "_source_lengths",
         "_source_waiting",
@@ -454,8 +458,12 @@ class StreamingJsonParser:
         report_depth: int = REPORT_DEPTH_LIMIT,
         prose: bool = False,
         source_paths: Iterable[Sequence[Union[str, int]]] = (),
+        stable: bool = False,
     ) -> None:
         self._emit_changes = bool(changes)
+        # Stable values: once shown, a pending number stays shown until the text replaces it ("1." shows 1).
+        self._stable = bool(stable)
+        self._shown_word: Any = _NOTHING
         self._emit_done = bool(done_events)
         self._report_depth = _checked_report_depth(report_depth)
         self._prose = bool(prose)
@@ -955,6 +963,7 @@ class StreamingJsonParser:
 
     def _begin_word(self, first: str) -> None:
         self._mode = _WORD
+        self._shown_word = _NOTHING
         self._word_chunks = []
         self._word_length = 0
         self._number_state = _NUMBER_START
@@ -1031,10 +1040,13 @@ class StreamingJsonParser:
             return _NOTHING
         kind = self._word_kind
         if kind == _NUMBER_WORD and self._word_length > PENDING_NUMBER_DISPLAY_LIMIT:
-            return _NOTHING
+            return self._shown_word  # stable: the value it last showed; else nothing (the cost stays O(1))
         if kind == _LITERAL_WORD and self._word_length > _LITERAL_MAX_LENGTH:
             return _NOTHING
-        return _pending_word_value(kind, self._number_state, self._word_text())
+        value = _pending_word_value(kind, self._number_state, self._word_text(), self._stable)
+        if self._stable and value is not _NOTHING:
+            self._shown_word = value
+        return value
 
     # --- Prose, documents and lines -----------------------------------------------------------------------------
 
@@ -1191,9 +1203,10 @@ class ToolCallArgumentsStream:
     """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
     :class:`StreamingJsonParser` for the partial arguments in between."""
 
-    __slots__ = ("_chunks", "_text", "_parser", "_snapshot", "_arguments")
+    __slots__ = ("_chunks", "_text", "_parser", "_snapshot", "_arguments", "_stable")
 
-    def __init__(self) -> None:
+    def __init__(self, *, stable: bool = False) -> None:
+        self._stable = bool(stable)
         self._start("")
 
     __reduce__ = _refuse_to_pickle
@@ -1201,7 +1214,8 @@ class ToolCallArgumentsStream:
     def _start(self, text: str) -> None:
         self._chunks: list[str] = []
         self._text = ""
-        self._parser = StreamingJsonParser(changes=False)  # it shows snapshots: no change objects to discard
+        # It shows snapshots: no change objects to discard.
+        self._parser = StreamingJsonParser(changes=False, stable=self._stable)
         self._snapshot: Any = MISSING
         self._arguments: dict[str, Any] = {}
 
@@ -1268,8 +1282,8 @@ class StreamingJsonDocuments:
 
     __slots__ = ("_parser", "_count", "_finished")
 
-    def __init__(self, *, lines: bool = False, prose: bool = False) -> None:
-        parser = StreamingJsonParser(changes=False, prose=prose)
+    def __init__(self, *, lines: bool = False, prose: bool = False, stable: bool = True) -> None:
+        parser = StreamingJsonParser(changes=False, prose=prose, stable=stable)
         parser._documents = []
         if lines:
             parser._lines = True
