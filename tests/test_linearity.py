@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 import streaming_json
 from streaming_json import MISSING
-from streaming_json._types import FREE_MEMBERS, FREE_STRING_CHARS
+from streaming_json._shared import FREE_MEMBERS, FREE_STRING_CHARS
 
 from .jsonvalues import identical_json
 from .strategies import cut_randomly, examples

@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator, Hashable, Iterable, Iterator, Mapping
 from typing import Any, Callable, Generic, Optional, Protocol, TypeVar
 
 from .. import MISSING, ToolCallArgumentsStream, parse_tool_call_arguments
-from .._types import ToolCallReplace, ToolCallResult
+from .._shared import ToolCallReplace, ToolCallResult
 from ._fields import ReadsEventFields
 from ._sources import aentered, entered
 

@@ -19,7 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 import streaming_json
 from streaming_json._repair import repair_json
-from streaming_json._types import FREE_MEMBERS, MISSING, REPORT_DEPTH_LIMIT
+from streaming_json._shared import FREE_MEMBERS, MISSING, REPORT_DEPTH_LIMIT
 
 from ._plan import ABSENT, Frame, Node, plan
 
