@@ -718,6 +718,14 @@ cdef class StreamingJsonParser:
             self._busy = False
         return self._last_snapshot
 
+    @property
+    def open_path_is_small(self):
+        """Whether the open path is small enough to copy for free (the condition ``snapshot()`` tests): at most
+        ``FREE_MEMBERS`` (256) members and elements open, and an open string of at most ``FREE_STRING_CHARS``
+        (4,096) characters. While it is, every snapshot is fresh, and a layer that walks the open path as a snapshot
+        copies it (the typed streams) may walk it as often."""
+        return self._open_members <= FREE_MEMBERS and self._string_length <= FREE_STRING_CHARS
+
     # --- Input --------------------------------------------------------------------------------------------------
 
     cdef int _feed(self, object text) except -1:

@@ -494,6 +494,14 @@ class StreamingJsonParser:
         self._last_snapshot = self._build_snapshot()
         return self._last_snapshot
 
+    @property
+    def open_path_is_small(self) -> bool:
+        """Whether the open path is small enough to copy for free (the condition ``snapshot()`` tests): at most
+        ``FREE_MEMBERS`` (256) members and elements open, and an open string of at most ``FREE_STRING_CHARS``
+        (4,096) characters. While it is, every snapshot is fresh, and a layer that walks the open path as a snapshot
+        copies it (the typed streams) may walk it as often."""
+        return self._open_members <= FREE_MEMBERS and self._string_length <= FREE_STRING_CHARS
+
     # --- Input --------------------------------------------------------------------------------------------------
 
     def _decode(self, text: Any) -> str:

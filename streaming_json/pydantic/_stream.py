@@ -19,7 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 
 import streaming_json
 from streaming_json._repair import repair_json
-from streaming_json._shared import FREE_MEMBERS, MISSING, REPORT_DEPTH_LIMIT
+from streaming_json._shared import MISSING, REPORT_DEPTH_LIMIT
 
 from ._plan import ABSENT, Frame, Node, plan
 
@@ -212,10 +212,11 @@ class ModelStream(Generic[T]):
         if snapshot is not self._snapshot:
             self._snapshot = snapshot
             self._value = self._build(snapshot)
-        elif events and self._small_open_path():
-            # The same snapshot: the plain value did not change (while the open path is this small, the parser's
-            # snapshots are fresh), but values completed (a closing quote or bracket), which changes what shows: a
-            # validated instance, a literal. The open path is rebuilt from the frames.
+        elif events and self._parser.open_path_is_small:
+            # The same snapshot: the plain value did not change (while the open path is small, the parser's snapshots
+            # are fresh, and walking it costs no more than a snapshot's free copy), but values completed (a closing
+            # quote or bracket), which changes what shows: a validated instance, a literal. The open path is rebuilt
+            # from the frames.
             self._value = self._rebuild()
         # Otherwise the snapshot is shared until the text changes it, or lags behind a large open path until the
         # text pays for a copy: the partial value follows it.
@@ -390,15 +391,6 @@ class ModelStream(Generic[T]):
             value = ABSENT if type(member) in _CONTAINERS else child.open_scalar(member)
             self._open_member = (frame, slot, value)
         return node.partial(frame, slot, value)
-
-    def _small_open_path(self) -> bool:
-        """Whether the open path holds at most ``FREE_MEMBERS`` members (the parser's snapshots are then fresh)."""
-        total = 0
-        for frame in self._frames:
-            total += len(frame.raws) + 1
-            if total > FREE_MEMBERS:
-                return False
-        return True
 
     def _rebuild(self) -> Any:
         """The partial value from the frames and the open value of the last walk, where the text completed values
