@@ -11,18 +11,6 @@ import os
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-__all__ = [
-    "BACKEND",
-    "StreamingJsonParser",
-    "StreamingJsonDocuments",
-    "ToolCallArgumentsStream",
-    "JsonChange",
-    "SetChange",
-    "AppendChange",
-    "DoneChange",
-    "SourceChange",
-]
-
 
 def _select() -> ModuleType:
     if os.environ.get("STREAMING_JSON_PURE_PYTHON", "") in ("", "0"):

@@ -1,5 +1,5 @@
-"""Completed values from pieces of JSON text: each element of an array, or each value at a path pattern, once, as
-soon as it is complete.
+"""Completed values from JSON text: from pieces, each element of an array, or each value at a path pattern, once,
+as soon as it is complete; from complete text, the documents it holds.
 
 A layer above the parser: it reads its done events (``StreamingJsonParser(changes=False, done_events=True)``), so it
 makes no snapshot and copies nothing, and costs O(1) a done event beyond parsing (a comparison of the event's path).
@@ -11,18 +11,12 @@ the done event of the container at the limit; they are found by walking that con
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Union
+from typing import Any
 
-from ._types import REPORT_DEPTH_LIMIT
+from ._backend import DoneChange, StreamingJsonDocuments, StreamingJsonParser
+from ._shared import REPORT_DEPTH_LIMIT, Key, Path, Piece
 
-if TYPE_CHECKING:
-    from ._pure import DoneChange
-
-__all__ = ["ANY", "iter_items", "iter_values", "aiter_items", "aiter_values"]
-
-Key = Union[str, int]
-Path = tuple[Key, ...]
-Piece = Union[str, bytes, bytearray, memoryview]
+__all__ = ["ANY", "iter_items", "iter_values", "aiter_items", "aiter_values", "split_documents"]
 
 ANY = "*"
 """In a pattern, matches any one key or index."""
@@ -35,8 +29,6 @@ class _Selector:
     __slots__ = ("_pattern", "_length", "_prefix", "_rest", "_depth", "_items_only", "_parser")
 
     def __init__(self, pattern: Iterable[Key], items_only: bool = False) -> None:
-        from . import StreamingJsonParser  # the backend the package picked
-
         self._pattern: Path = tuple(pattern)
         self._length = len(self._pattern)
         # The steps up to the first ANY are compared as one tuple; the rest step by step.
@@ -135,3 +127,14 @@ async def aiter_items(pieces: AsyncIterable[Piece], path: Iterable[Key] = ()) ->
     async for piece in pieces:
         for _, value in selector.read(piece):
             yield value
+
+
+def split_documents(text: str) -> list[Any]:
+    """The JSON documents in complete text, in order: for a provider that concatenated several argument objects
+    (``'{"a": 1}{"b": 2}'``), or any text of several values with or without whitespace between them.
+
+    Read as :class:`~streaming_json.StreamingJsonDocuments` reads a stream, leniently, never raising: text between
+    documents that starts no value is skipped, and an unterminated last document is not returned.
+    """
+    documents = StreamingJsonDocuments()
+    return documents.append(text) + documents.finish()

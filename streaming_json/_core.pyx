@@ -28,9 +28,9 @@ from libc.string cimport memcpy
 
 from collections import deque
 
-from . import _types
+from . import _shared
 from ._repair import parse_tool_call_arguments
-from ._types import MISSING, ToolCallReplace, checked_source_paths
+from ._shared import ABSENT, MISSING, ToolCallReplace, checked_source_paths
 
 __all__ = [
     "StreamingJsonParser",
@@ -75,15 +75,15 @@ ctypedef fused CharT:
     uint32_t
 
 # The rules' numbers, from the one module both backends read them from.
-cdef Py_ssize_t REPORT_DEPTH_LIMIT = _types.REPORT_DEPTH_LIMIT
-cdef Py_ssize_t PENDING_NUMBER_DISPLAY_LIMIT = _types.PENDING_NUMBER_DISPLAY_LIMIT
-cdef Py_ssize_t FREE_MEMBERS = _types.FREE_MEMBERS
-cdef Py_ssize_t FREE_STRING_CHARS = _types.FREE_STRING_CHARS
-cdef long long CREDIT_PER_APPEND = _types.CREDIT_PER_APPEND
-cdef long long CREDIT_PER_CHAR = _types.CREDIT_PER_CHAR
-cdef long long CONTAINER_COPY_COST = _types.CONTAINER_COPY_COST
-cdef Py_ssize_t STRING_CHARS_PER_COST = _types.STRING_CHARS_PER_COST
-cdef Py_ssize_t SKIPPED_LINES_KEPT = _types.SKIPPED_LINES_KEPT
+cdef Py_ssize_t REPORT_DEPTH_LIMIT = _shared.REPORT_DEPTH_LIMIT
+cdef Py_ssize_t PENDING_NUMBER_DISPLAY_LIMIT = _shared.PENDING_NUMBER_DISPLAY_LIMIT
+cdef Py_ssize_t FREE_MEMBERS = _shared.FREE_MEMBERS
+cdef Py_ssize_t FREE_STRING_CHARS = _shared.FREE_STRING_CHARS
+cdef long long CREDIT_PER_APPEND = _shared.CREDIT_PER_APPEND
+cdef long long CREDIT_PER_CHAR = _shared.CREDIT_PER_CHAR
+cdef long long CONTAINER_COPY_COST = _shared.CONTAINER_COPY_COST
+cdef Py_ssize_t STRING_CHARS_PER_COST = _shared.STRING_CHARS_PER_COST
+cdef Py_ssize_t SKIPPED_LINES_KEPT = _shared.SKIPPED_LINES_KEPT
 
 cdef Py_ssize_t SIGNAL_CHECK_CHARS = 1 << 20
 
@@ -148,7 +148,7 @@ cdef enum:
     # What a value whose source text is reported is: how its end is found.
     NO_SOURCE, SOURCE_CONTAINER, SOURCE_STRING, SOURCE_WORD
 
-cdef object NOTHING = object()  # "no value" inside the parser; MISSING is only what snapshot() returns
+cdef object NOTHING = ABSENT  # "no value" inside the parser; MISSING is only what snapshot() returns
 cdef tuple ROOT_PATH = ()
 cdef const char* LITERAL_TEXT[5]
 LITERAL_TEXT[TRUE_WORD] = b"true"
@@ -160,12 +160,12 @@ LITERAL_LENGTH[TRUE_WORD] = 4
 LITERAL_LENGTH[FALSE_WORD] = 5
 LITERAL_LENGTH[NULL_WORD] = 4
 
-# Prose: which characters after a bracket start JSON, built from the rule's one statement in _types.
+# Prose: which characters after a bracket start JSON, built from the rule's one statement in _shared.
 cdef bint CONTINUES_AFTER_BRACE[128]
 cdef bint CONTINUES_AFTER_BRACKET[128]
-for _char in _types.PROSE_CONTINUES_AFTER_BRACE:
+for _char in _shared.PROSE_CONTINUES_AFTER_BRACE:
     CONTINUES_AFTER_BRACE[ord(_char)] = True
-for _char in _types.PROSE_CONTINUES_AFTER_BRACKET:
+for _char in _shared.PROSE_CONTINUES_AFTER_BRACKET:
     CONTINUES_AFTER_BRACKET[ord(_char)] = True
 
 
@@ -256,7 +256,7 @@ cdef class JsonChange:
     :class:`DoneChange` or a :class:`SourceChange`."""
 
     def __init__(self, *args, **kwargs):
-        raise TypeError("JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange")
+        raise TypeError(_shared.CHANGE_IS_ABSTRACT)
 
     def _fields(self):
         raise NotImplementedError
@@ -741,7 +741,7 @@ cdef class StreamingJsonParser:
                  bint prose=False, source_paths=(), bint stable=False):
         # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
         if type(report_depth) is not int or not 0 <= report_depth <= REPORT_DEPTH_LIMIT:
-            raise ValueError(f"report_depth must be an int from 0 to {REPORT_DEPTH_LIMIT}, not {report_depth!r}")
+            raise ValueError(_shared.bad_report_depth(report_depth))
         self._report_depth = report_depth
         self._emit_changes = changes
         self._emit_done = done_events
@@ -811,6 +811,14 @@ cdef class StreamingJsonParser:
         that follows is part of that string there."""
         return self._mode == STRING
 
+    @property
+    def open_path_is_small(self):
+        """Whether the open path is small enough to copy for free (the condition ``snapshot()`` tests): at most
+        ``FREE_MEMBERS`` (256) members and elements open, and an open string of at most ``FREE_STRING_CHARS``
+        (4,096) characters. While it is, every snapshot is fresh, and a layer that walks the open path as a snapshot
+        copies it (the typed streams) may walk it as often."""
+        return self._open_members <= FREE_MEMBERS and self._string_length <= FREE_STRING_CHARS
+
     # --- Input --------------------------------------------------------------------------------------------------
 
     cdef int _feed(self, object text) except -1:
@@ -844,15 +852,15 @@ cdef class StreamingJsonParser:
         cdef Py_ssize_t consumed = 0
         if type(text) is str:
             if self._input_kind == INPUT_BYTES:
-                raise TypeError("this parser reads bytes; append() got str")
+                raise TypeError(_shared.STR_AFTER_BYTES)
             self._input_kind = INPUT_STR
             return <str>text
         if isinstance(text, str):  # a str subclass reads as its text
             return self._decode(str(text))
         if not isinstance(text, (bytes, bytearray, memoryview)):
-            raise TypeError(f"append() takes str or bytes-like UTF-8, not {type(text).__name__}")
+            raise TypeError(_shared.not_text(text))
         if self._input_kind == INPUT_STR:
-            raise TypeError(f"this parser reads str; append() got {type(text).__name__}")
+            raise TypeError(_shared.bytes_after_str(text))
         self._input_kind = INPUT_BYTES
         data = text if type(text) is bytes else bytes(text)
         if self._utf8_tail:  # an incomplete character from the previous piece
@@ -1042,7 +1050,7 @@ cdef class StreamingJsonParser:
             return 0
         container = {} if is_object else []
         PyObject_GC_UnTrack(<PyObject*>container)  # open: only the parser sees it (see the module doc)
-        self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _types)
+        self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _shared)
         path = self._place(index, container)
         if index >= 0:
             self._frames[index].holds_container = True
@@ -1521,7 +1529,7 @@ cdef class StreamingJsonDocuments:
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
         if self._finished:
-            raise ValueError("append() after finish(): the stream has ended")
+            raise ValueError(_shared.APPEND_AFTER_FINISH)
         cdef list documents = []
         self._parser._documents = documents
         self._parser._feed(text)
@@ -1596,7 +1604,7 @@ cdef class ToolCallArgumentsStream:
     def append(self, delta):
         """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
         if not isinstance(delta, str):
-            raise TypeError(f"delta must be str, not {type(delta).__name__}")
+            raise TypeError(_shared.not_str("delta", delta))
         if delta:
             self._chunks.append(delta)
             self._parser._feed(delta)
@@ -1619,7 +1627,7 @@ cdef class ToolCallArgumentsStream:
         stream starts over with ``text`` and ``delta`` is None. Either way ``arguments`` are the partial arguments.
         """
         if not isinstance(text, str):
-            raise TypeError(f"text must be str, not {type(text).__name__}")
+            raise TypeError(_shared.not_str("text", text))
         current = self.text
         if text.startswith(current):
             delta = text[len(current):]

@@ -46,7 +46,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal, NoReturn, Optional, Union, final
 
 from ._repair import parse_tool_call_arguments
-from ._types import (
+from ._shared import (
+    ABSENT,
+    APPEND_AFTER_FINISH,
+    CHANGE_IS_ABSTRACT,
     CONTAINER_COPY_COST,
     CREDIT_PER_APPEND,
     CREDIT_PER_CHAR,
@@ -58,10 +61,18 @@ from ._types import (
     PROSE_CONTINUES_AFTER_BRACKET,
     REPORT_DEPTH_LIMIT,
     SKIPPED_LINES_KEPT,
+    STR_AFTER_BYTES,
     STRING_CHARS_PER_COST,
+    Key,
+    Path,
+    Piece,
     ToolCallReplace,
     ToolCallResult,
+    bad_report_depth,
+    bytes_after_str,
     checked_source_paths,
+    not_str,
+    not_text,
 )
 
 __all__ = [
@@ -75,9 +86,6 @@ __all__ = [
     "SourceChange",
 ]
 
-Path = tuple[Union[str, int], ...]
-
-
 # --- Change objects -----------------------------------------------------------------------------------------------
 
 
@@ -90,7 +98,7 @@ class JsonChange:
     path: Path
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
-        raise TypeError("JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange")
+        raise TypeError(CHANGE_IS_ABSTRACT)
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable")
@@ -160,7 +168,7 @@ class AppendChange(JsonChange):
 
     def __init__(self, path: Path, text: str) -> None:
         if type(text) is not str:
-            raise TypeError(f"text must be str, not {type(text).__name__}")
+            raise TypeError(not_str("text", text))
         object.__setattr__(self, "path", _checked_path(path))
         object.__setattr__(self, "text", text)
 
@@ -279,7 +287,7 @@ _NUMBER_WORD, _LITERAL_WORD, _UNKNOWN_WORD = range(3)
 # What a value whose source text is being reported is: how its end is found.
 _NO_SOURCE, _SOURCE_CONTAINER, _SOURCE_STRING, _SOURCE_WORD = range(4)
 
-_NOTHING: Any = object()  # "no value" inside the parser; MISSING is only what snapshot() returns
+_NOTHING = ABSENT  # "no value" inside the parser; MISSING is only what snapshot() returns
 
 
 def _number_value(text: str) -> Any:
@@ -344,7 +352,7 @@ class _Frame:
         self.path = path
         self.reported = path is not None and len(path) < report_depth
 
-    def child_path(self, slot: Union[str, int]) -> Optional[Path]:
+    def child_path(self, slot: Key) -> Optional[Path]:
         return self.path + (slot,) if self.reported else None  # type: ignore[operator]
 
 
@@ -365,7 +373,7 @@ def _matches(pattern: Path, path: list[Union[str, int]]) -> bool:
 def _checked_report_depth(depth: Any) -> int:
     # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
     if type(depth) is not int or not 0 <= depth <= REPORT_DEPTH_LIMIT:
-        raise ValueError(f"report_depth must be an int from 0 to {REPORT_DEPTH_LIMIT}, not {depth!r}")
+        raise ValueError(bad_report_depth(depth))
     return depth
 
 
@@ -522,7 +530,7 @@ class StreamingJsonParser:
 
     __reduce__ = _refuse_to_pickle
 
-    def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[JsonChange]:
+    def append(self, text: Piece) -> list[JsonChange]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
         changes: list[JsonChange] = []
         self._changes = changes
@@ -583,17 +591,25 @@ class StreamingJsonParser:
         self._last_snapshot = self._build_snapshot()
         return self._last_snapshot
 
+    @property
+    def open_path_is_small(self) -> bool:
+        """Whether the open path is small enough to copy for free (the condition ``snapshot()`` tests): at most
+        ``FREE_MEMBERS`` (256) members and elements open, and an open string of at most ``FREE_STRING_CHARS``
+        (4,096) characters. While it is, every snapshot is fresh, and a layer that walks the open path as a snapshot
+        copies it (the typed streams) may walk it as often."""
+        return self._open_members <= FREE_MEMBERS and self._string_length <= FREE_STRING_CHARS
+
     # --- Input --------------------------------------------------------------------------------------------------
 
     def _decode(self, text: Any) -> str:
         if type(text) is str:
             if self._input_is_bytes:
-                raise TypeError("this parser reads bytes; append() got str")
+                raise TypeError(STR_AFTER_BYTES)
             self._input_is_bytes = False
             return text
         if isinstance(text, (bytes, bytearray, memoryview)):
             if self._input_is_bytes is False:
-                raise TypeError(f"this parser reads str; append() got {type(text).__name__}")
+                raise TypeError(bytes_after_str(text))
             if self._decoder is None:
                 self._input_is_bytes = True
                 self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -601,7 +617,7 @@ class StreamingJsonParser:
             return decoded
         if isinstance(text, str):  # a str subclass reads as its text
             return self._decode(str(text))
-        raise TypeError(f"append() takes str or bytes-like UTF-8, not {type(text).__name__}")
+        raise TypeError(not_text(text))
 
     def _read(self, text: str) -> None:
         position = 0
@@ -757,7 +773,7 @@ class StreamingJsonParser:
             self._dropped_depth += 1
             return
         container: Any = {} if is_object else []
-        self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _types)
+        self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _shared)
         path = self._place(parent, container)
         frame = _Frame(container, is_object, path, self._report_depth)
         if path is not None:
@@ -1231,7 +1247,7 @@ class ToolCallArgumentsStream:
     def append(self, delta: str) -> dict[str, Any]:
         """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
         if not isinstance(delta, str):
-            raise TypeError(f"delta must be str, not {type(delta).__name__}")
+            raise TypeError(not_str("delta", delta))
         if delta:
             self._chunks.append(delta)
             self._parser._feed(delta)
@@ -1254,7 +1270,7 @@ class ToolCallArgumentsStream:
         stream starts over with ``text`` and ``delta`` is None. Either way ``arguments`` are the partial arguments.
         """
         if not isinstance(text, str):
-            raise TypeError(f"text must be str, not {type(text).__name__}")
+            raise TypeError(not_str("text", text))
         current = self.text
         if text.startswith(current):
             delta = text[len(current) :]
@@ -1295,10 +1311,10 @@ class StreamingJsonDocuments:
 
     __reduce__ = _refuse_to_pickle
 
-    def append(self, text: Union[str, bytes, bytearray, memoryview]) -> list[Any]:
+    def append(self, text: Piece) -> list[Any]:
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
         if self._finished:
-            raise ValueError("append() after finish(): the stream has ended")
+            raise ValueError(APPEND_AFTER_FINISH)
         documents: list[Any] = []
         self._parser._documents = documents
         self._parser._feed(text)

@@ -10,9 +10,9 @@ import json
 import re
 from typing import Any, NoReturn
 
-from ._types import ToolCallResult
+from ._shared import ToolCallResult
 
-__all__ = ["repair_json", "parse_json_with_repair", "parse_tool_call_arguments", "split_documents"]
+__all__ = ["repair_json", "parse_json_with_repair", "parse_tool_call_arguments"]
 
 _NAMED_CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _VALID_SIMPLE_ESCAPES = frozenset('"\\/bfnrt')
@@ -127,19 +127,6 @@ def parse_tool_call_arguments(text: str) -> ToolCallResult:
             return ToolCallResult(value, None)
         problem = f"Tool call arguments must be a JSON object, not {_json_type_name(value)}"
     return ToolCallResult({}, f"{problem}.\nReceived arguments: {text}")
-
-
-def split_documents(text: str) -> list[Any]:
-    """The JSON documents in complete text, in order: for a provider that concatenated several argument objects
-    (``'{"a": 1}{"b": 2}'``), or any text of several values with or without whitespace between them.
-
-    Read as :class:`~streaming_json.StreamingJsonDocuments` reads a stream, leniently, never raising: text between
-    documents that starts no value is skipped, and an unterminated last document is not returned.
-    """
-    from . import StreamingJsonDocuments  # the backend the package picked
-
-    documents = StreamingJsonDocuments()
-    return documents.append(text) + documents.finish()
 
 
 def _json_type_name(value: Any) -> str:

@@ -27,7 +27,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 
 from streaming_json import MISSING
-from streaming_json._types import REPORT_DEPTH_LIMIT
+from streaming_json._shared import REPORT_DEPTH_LIMIT
 
 from .jsonvalues import deep_copy, identical_json
 

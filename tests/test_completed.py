@@ -18,8 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import streaming_json
-from streaming_json import ANY, aiter_items, aiter_values, iter_items, iter_values
+from streaming_json import ANY, _completed, aiter_items, aiter_values, iter_items, iter_values
 
 from .jsonvalues import identical_json
 from .strategies import cut_randomly, examples, json_texts, json_values, pieces_of
@@ -30,8 +29,9 @@ VALID_FILES = sorted(path.name for path in CORPUS.iterdir() if path.name.startsw
 
 @pytest.fixture(autouse=True)
 def _the_backend_under_test(backend: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
-    """These functions read with the parser the package picked: run them over each backend in turn."""
-    monkeypatch.setattr(streaming_json, "StreamingJsonParser", backend.StreamingJsonParser)
+    """These functions read with the parser the package picked (``streaming_json._backend``): run them over each
+    backend in turn."""
+    monkeypatch.setattr(_completed, "StreamingJsonParser", backend.StreamingJsonParser)
 
 
 def _matches(value: Any, pattern: tuple[Any, ...], path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, Any]]:

@@ -80,7 +80,7 @@ def test_the_openai_client_accumulates_the_models_calls(backend: ModuleType, ser
     ids = [call.id for call in choice.message.tool_calls or []]
     assert len(set(ids)) == 3 and (format_name != "kimi_k2" or ids[0] == f"functions.{calls[0][0]}:0")
     # A consumer of the same endpoint through create(stream=True) and our adapter gets the same calls.
-    accumulator = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    accumulator = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     chunks = client.chat.completions.create(model="m", messages=[], tools=TOOLS, stream=True)
     for _ in accumulator.stream(chunks):
         pass

@@ -76,7 +76,7 @@ PARALLEL_CHAT_CHUNKS = [
 
 @shapes(openai_chat_models)
 def test_chat_parallel_calls_stream_side_by_side(backend: ModuleType, shape: Shaper) -> None:
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     changed = feed_all(calls, shape(PARALLEL_CHAT_CHUNKS))
     weather, time = calls.calls
     assert [len(each) for each in changed] == [0, 1, 1, 1, 1, 1, 1, 2, 0]
@@ -90,7 +90,7 @@ def test_chat_parallel_calls_stream_side_by_side(backend: ModuleType, shape: Sha
 
 
 def test_chat_arguments_are_live_while_the_call_streams(backend: ModuleType) -> None:
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     (weather,) = calls.feed(chat_chunk(tool_delta(0, '{"city": "Par', id="call_1", name="get_weather")))
     assert weather.arguments == {"city": "Par"} and not weather.done and weather.result is None
     calls.feed(chat_chunk(tool_delta(0, 'is", "days": 3')))
@@ -98,7 +98,7 @@ def test_chat_arguments_are_live_while_the_call_streams(backend: ModuleType) -> 
 
 
 def test_chat_choices_finish_separately(backend: ModuleType) -> None:
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(chat_chunk(tool_delta(0, '{"q": "a"}', id="call_a", name="search", choice=0)))
     calls.feed(chat_chunk(tool_delta(0, '{"q": "b"}', id="call_b", name="search", choice=1)))
     assert calls.feed(chat_chunk(finish_choice(choice=1))) == [calls.calls[1]]
@@ -109,7 +109,7 @@ def test_chat_choices_finish_separately(backend: ModuleType) -> None:
 
 
 def test_chat_a_new_id_at_the_same_index_is_a_new_call(backend: ModuleType) -> None:
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(chat_chunk(tool_delta(0, '{"path": "a.txt"}', id="call_1", name="read")))
     changed = calls.feed(chat_chunk(tool_delta(0, '{"path": "b.txt"}', id="call_2", name="read")))
     first, second = calls.calls
@@ -119,7 +119,7 @@ def test_chat_a_new_id_at_the_same_index_is_a_new_call(backend: ModuleType) -> N
 
 
 def test_chat_a_repeated_id_continues_the_call(backend: ModuleType) -> None:
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(chat_chunk(tool_delta(0, '{"path": ', id="call_1", name="read")))
     calls.feed(chat_chunk(tool_delta(0, '"a.txt"}', id="call_1", name="read")))
     (call,) = calls.calls
@@ -128,7 +128,7 @@ def test_chat_a_repeated_id_continues_the_call(backend: ModuleType) -> None:
 
 def test_chat_malformed_arguments_end_with_an_error(backend: ModuleType) -> None:
     text = '{"city": "Paris", "unit": celsius}'
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(chat_chunk(tool_delta(0, text, id="call_1", name="get_weather")))
     (call,) = calls.feed(chat_chunk(finish_choice()))
     assert call.done and call.arguments == {}
@@ -137,7 +137,7 @@ def test_chat_malformed_arguments_end_with_an_error(backend: ModuleType) -> None
 
 
 def test_chat_reads_the_streaming_helpers_chunk_events(backend: ModuleType) -> None:
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     event = {"type": "chunk", "chunk": chat_chunk(tool_delta(0, '{"n": 1}', id="call_1", name="count"))}
     (call,) = calls.feed(event)
     assert call.arguments == {"n": 1}
@@ -169,7 +169,7 @@ PARALLEL_RESPONSES_EVENTS = numbered(
 
 @shapes(openai_responses_models)
 def test_responses_parallel_calls_stream_side_by_side(backend: ModuleType, shape: Shaper) -> None:
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     changed = feed_all(calls, shape(PARALLEL_RESPONSES_EVENTS))
     weather, time = calls.calls
     assert changed == [[], [weather], [weather], [time], [time], [weather], [weather], [], [time], [time]]
@@ -180,14 +180,14 @@ def test_responses_parallel_calls_stream_side_by_side(backend: ModuleType, shape
 
 
 def test_responses_arguments_are_live_while_the_call_streams(backend: ModuleType) -> None:
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(item_added(0, "fc_1", "call_1", "write"))
     (call,) = calls.feed(arguments_delta(0, "fc_1", '{"path": "notes.md", "content": "# To'))
     assert call.arguments == {"path": "notes.md", "content": "# To"} and not call.done
 
 
 def test_responses_done_text_that_continues_the_stream_is_appended(backend: ModuleType) -> None:
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(item_added(0, "fc_1", "call_1", "search"))
     calls.feed(arguments_delta(0, "fc_1", '{"query": "stre'))
     (call,) = calls.feed(arguments_done(0, "fc_1", '{"query": "streaming json"}'))  # a lost delta, made up for
@@ -196,7 +196,7 @@ def test_responses_done_text_that_continues_the_stream_is_appended(backend: Modu
 
 
 def test_responses_done_text_that_does_not_continue_the_stream_starts_over(backend: ModuleType) -> None:
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(item_added(0, "fc_1", "call_1", "search"))
     calls.feed(arguments_delta(0, "fc_1", '{"query": "garbled'))
     (call,) = calls.feed(arguments_done(0, "fc_1", '{"query": "streaming json", "limit": 5}'))
@@ -205,14 +205,14 @@ def test_responses_done_text_that_does_not_continue_the_stream_starts_over(backe
 
 
 def test_responses_item_done_alone_ends_the_call(backend: ModuleType) -> None:
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(item_added(0, "fc_1", "call_1", "search"))
     (call,) = calls.feed(item_done(0, "fc_1", "call_1", "search", '{"query": "x"}'))
     assert call.done and call.arguments == {"query": "x"}
 
 
 def test_responses_a_stream_joined_late_still_reads_the_call(backend: ModuleType) -> None:
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     (call,) = calls.feed(arguments_delta(3, "fc_9", '{"a": 1'))
     assert (call.id, call.name, call.arguments) == (None, None, {"a": 1})
     calls.feed({**arguments_done(3, "fc_9", '{"a": 1}'), "name": "late"})
@@ -221,7 +221,7 @@ def test_responses_a_stream_joined_late_still_reads_the_call(backend: ModuleType
 
 def test_responses_a_new_item_at_an_open_index_ends_the_call_there(backend: ModuleType) -> None:
     """The call's end events were lost: the item that takes its place ends it, and ``finish`` leaves no call open."""
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(arguments_delta(0, "fc_1", '{"a": 1}'))  # joined late: no output_item.added for it
     changed = calls.feed(item_added(0, "fc_2", "call_2", "write"))
     first, second = calls.calls
@@ -233,7 +233,7 @@ def test_responses_a_new_item_at_an_open_index_ends_the_call_there(backend: Modu
 
 def test_responses_malformed_arguments_end_with_an_error(backend: ModuleType) -> None:
     text = '{"query": "x",}'
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(item_added(0, "fc_1", "call_1", "search"))
     calls.feed(arguments_delta(0, "fc_1", text))
     (call,) = calls.feed(arguments_done(0, "fc_1", text))
@@ -241,7 +241,7 @@ def test_responses_malformed_arguments_end_with_an_error(backend: ModuleType) ->
 
 
 def test_responses_the_end_of_the_response_ends_open_calls(backend: ModuleType) -> None:
-    calls = OpenAIResponsesToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(item_added(0, "fc_1", "call_1", "search"))
     calls.feed(arguments_delta(0, "fc_1", '{"query": "cut off'))
     (call,) = calls.feed({"type": "response.incomplete", "response": {"id": "resp_1", "status": "incomplete"}})
@@ -276,7 +276,7 @@ ANTHROPIC_EVENTS = [
 
 @shapes(anthropic_models)
 def test_anthropic_tool_use_blocks_become_calls(backend: ModuleType, shape: Shaper) -> None:
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     changed = feed_all(calls, shape(ANTHROPIC_EVENTS))
     weather, time = calls.calls
     # By event number: the text block, the empty first delta and the message events change no call.
@@ -289,14 +289,14 @@ def test_anthropic_tool_use_blocks_become_calls(backend: ModuleType, shape: Shap
 
 
 def test_anthropic_arguments_are_live_while_the_block_streams(backend: ModuleType) -> None:
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(tool_use_start(0, "toolu_1", "write"))
     (call,) = calls.feed(json_delta(0, '{"path": "a.py", "content": "import o'))
     assert call.arguments == {"path": "a.py", "content": "import o"} and not call.done
 
 
 def test_anthropic_interleaved_blocks_keep_apart(backend: ModuleType) -> None:
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     feed_all(
         calls,
         [
@@ -314,7 +314,7 @@ def test_anthropic_interleaved_blocks_keep_apart(backend: ModuleType) -> None:
 
 
 def test_anthropic_server_tool_use_is_not_a_client_call(backend: ModuleType) -> None:
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     server_block = {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
     events = [block_start(0, server_block), json_delta(0, '{"query": "w"}'), block_stop(0), {"type": "message_stop"}]
     assert feed_all(calls, events) == [[], [], [], []]
@@ -323,7 +323,7 @@ def test_anthropic_server_tool_use_is_not_a_client_call(backend: ModuleType) -> 
 
 def test_anthropic_malformed_arguments_end_with_an_error(backend: ModuleType) -> None:
     text = '{"path": "a.txt" "mode": "w"}'
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(tool_use_start(0, "toolu_1", "write"))
     calls.feed(json_delta(0, text))
     (call,) = calls.feed(block_stop(0))
@@ -331,7 +331,7 @@ def test_anthropic_malformed_arguments_end_with_an_error(backend: ModuleType) ->
 
 
 def test_anthropic_a_new_block_at_an_open_index_ends_the_call_there(backend: ModuleType) -> None:
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(tool_use_start(0, "toolu_1", "read"))
     calls.feed(json_delta(0, '{"path": "a.txt"}'))
     changed = calls.feed(tool_use_start(0, "toolu_2", "read"))  # the first block's stop was lost
@@ -342,7 +342,7 @@ def test_anthropic_a_new_block_at_an_open_index_ends_the_call_there(backend: Mod
 
 
 def test_anthropic_message_stop_ends_a_block_left_open(backend: ModuleType) -> None:
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     calls.feed(tool_use_start(0, "toolu_1", "noop"))
     (call,) = calls.feed({"type": "message_stop"})
     assert call.done and call.arguments == {} and call.error is None  # no arguments at all: an empty object
@@ -388,8 +388,8 @@ def test_stream_yields_each_change_then_ends_open_calls(backend: ModuleType, api
     shaped = {"dicts": events, "attributes": [as_attributes(e) for e in events], "sdk-models": None}[shape]
     if shaped is None:
         shaped = sdk_models(events)
-    expected = fed_one_by_one(accumulator_class(stream_factory=backend.ToolCallArgumentsStream), shaped)
-    accumulator = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+    expected = fed_one_by_one(accumulator_class(arguments_stream_class=backend.ToolCallArgumentsStream), shaped)
+    accumulator = accumulator_class(arguments_stream_class=backend.ToolCallArgumentsStream)
     streamed = [seen(call) for call in accumulator.stream(iter(shaped))]
     assert streamed == expected
     assert len(accumulator.calls) == 2 and all(call.done for call in accumulator.calls)
@@ -400,17 +400,17 @@ def test_stream_yields_each_change_then_ends_open_calls(backend: ModuleType, api
 @pytest.mark.parametrize("api", sorted(CUT_OFF_STREAMS))
 def test_astream_reads_an_async_iterable_as_stream_reads_an_iterable(backend: ModuleType, api: str) -> None:
     accumulator_class, events, _ = CUT_OFF_STREAMS[api]
-    expected = fed_one_by_one(accumulator_class(stream_factory=backend.ToolCallArgumentsStream), events)
+    expected = fed_one_by_one(accumulator_class(arguments_stream_class=backend.ToolCallArgumentsStream), events)
 
     async def read() -> list[Seen]:
-        accumulator = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+        accumulator = accumulator_class(arguments_stream_class=backend.ToolCallArgumentsStream)
         return [seen(call) async for call in accumulator.astream(async_iterable(events))]
 
     assert asyncio.run(read()) == expected
 
 
 def test_a_stream_left_early_ends_no_call(backend: ModuleType) -> None:
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     stream = calls.stream(ANTHROPIC_EVENTS)
     first = next(call for call in stream if call.name == "get_weather")
     stream.close()  # the reader stopped: the calls are not ended as if the stream were complete
@@ -433,7 +433,7 @@ class Manager:
 
 def test_stream_enters_and_closes_a_stream_manager(backend: ModuleType) -> None:
     manager = Manager(ANTHROPIC_EVENTS)
-    calls = AnthropicToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     names = [call.name for call in calls.stream(manager)]
     assert manager.exited and names.count("get_weather") == 4  # started, two pieces, ended
     assert [call.arguments for call in calls.calls] == [
@@ -544,7 +544,7 @@ MANAGED_STREAMS = {
 def test_stream_reads_the_sdks_stream_manager(backend: ModuleType, api: str) -> None:
     accumulator_class, make_manager, events = MANAGED_STREAMS[api]
     manager, raw_stream = make_manager(events)
-    calls = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+    calls = accumulator_class(arguments_stream_class=backend.ToolCallArgumentsStream)
     yielded = [(call.arguments, call.done) for call in calls.stream(manager)]
     (call,) = calls.calls
     assert call.name == "get_weather" and call.done and call.arguments == WEATHER and call.error is None
@@ -559,7 +559,7 @@ def test_astream_reads_the_sdks_async_stream_manager(backend: ModuleType, api: s
     manager, raw_stream = make_manager(events, asynchronous=True)
 
     async def read() -> list[Any]:
-        calls = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+        calls = accumulator_class(arguments_stream_class=backend.ToolCallArgumentsStream)
         yielded = [call.arguments async for call in calls.astream(manager)]
         assert [call.text for call in calls.calls] == [json.dumps(WEATHER)]
         return yielded
@@ -600,7 +600,7 @@ def test_malformed_arguments_never_raise_mid_stream(backend: ModuleType, api: st
     accumulator_class, _, sdk_models = CUT_OFF_STREAMS[api]
     events = malformed_stream(api)
     shaped = shape(events) if shape(events) is not events else sdk_models(events)
-    calls = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+    calls = accumulator_class(arguments_stream_class=backend.ToolCallArgumentsStream)
     partials = [call.arguments for call in calls.stream(shaped)]
     assert {"path": "a.txt"} in partials  # read leniently while streaming
     (call,) = calls.calls
@@ -634,7 +634,7 @@ ODD_EVENTS: list[Any] = [
     "shape", [lambda event: event, as_attributes, as_slotted], ids=["dicts", "attributes", "slotted"]
 )
 def test_odd_events_never_raise(backend: ModuleType, accumulator_class: Any, shape: Callable[[Any], Any]) -> None:
-    calls = accumulator_class(stream_factory=backend.ToolCallArgumentsStream)
+    calls = accumulator_class(arguments_stream_class=backend.ToolCallArgumentsStream)
     for event in ODD_EVENTS:
         assert isinstance(calls.feed(shape(event)), list)
     calls.finish()
@@ -674,7 +674,7 @@ def test_sdk_events_are_read_without_pydantics_getattr(
             finally:
                 reading[0] = False
 
-    calls = Observed(stream_factory=backend.ToolCallArgumentsStream)
+    calls = Observed(arguments_stream_class=backend.ToolCallArgumentsStream)
     list(calls.stream(source))
     assert calls.calls[0].arguments == WEATHER
     assert asked == []
@@ -697,7 +697,7 @@ def test_argument_deltas_take_the_fast_path(backend: ModuleType, api: str, shape
             general.append(event)
             return super()._feed(event)
 
-    calls = Observed(stream_factory=backend.ToolCallArgumentsStream)
+    calls = Observed(arguments_stream_class=backend.ToolCallArgumentsStream)
     strays = [None, "data: [DONE]", 42]  # read first, they must not turn the fast path off for the rest
     list(calls.stream([*strays, *shaped]))
     assert calls.calls[0].text == MALFORMED

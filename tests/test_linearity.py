@@ -23,8 +23,9 @@ from hypothesis import strategies as st
 
 import streaming_json
 from streaming_json import MISSING
-from streaming_json._types import FREE_MEMBERS, FREE_STRING_CHARS
+from streaming_json._shared import FREE_MEMBERS, FREE_STRING_CHARS
 
+from .backends import AVAILABLE_BACKENDS, needs_both_backends
 from .jsonvalues import identical_json
 from .strategies import cut_randomly, examples
 from .timing import per_character_growth
@@ -132,7 +133,8 @@ def _one_piece(backend: ModuleType, text: Any) -> Any:
 
 
 def _assert_every_snapshot_fresh(backend: ModuleType, pieces: list[Any], sample: int = 64) -> None:
-    """Feed ``pieces`` with a snapshot after each; every snapshot must show the text read so far.
+    """Feed ``pieces`` with a snapshot after each; every snapshot must show the text read so far, and the parser must
+    say so (``open_path_is_small``).
 
     A stale snapshot is the previous snapshot returned again, so wherever the same object comes back it must still
     equal a one-piece parse of the text so far; a new object is built from the text so far, and every ``sample``-th
@@ -143,6 +145,7 @@ def _assert_every_snapshot_fresh(backend: ModuleType, pieces: list[Any], sample:
     previous: Any = object()
     for number, piece in enumerate(pieces):
         parser.append(piece)
+        assert parser.open_path_is_small, f"the open path counts as large after {len(text + piece)} characters"
         snapshot = parser.snapshot()
         text += piece
         if snapshot is not previous and number % sample and number != len(pieces) - 1:
@@ -229,3 +232,57 @@ def _small_open_paths(draw: st.DrawFn) -> str:
 @given(_small_open_paths())
 def test_random_small_open_paths_are_always_fresh(backend: ModuleType, text: str) -> None:
     _assert_every_snapshot_fresh(backend, list(text))
+
+
+# --- open_path_is_small: the rule's condition, which the typed streams read ------------------------------------------
+
+
+def test_open_path_is_small_up_to_the_limits_and_again_once_they_close(backend: ModuleType) -> None:
+    """True while at most FREE_MEMBERS members and elements are open and the open string holds at most
+    FREE_STRING_CHARS characters; false one past either; true again once what grew closes."""
+    parser = backend.StreamingJsonParser()
+    assert parser.open_path_is_small  # nothing read
+    parser.append("[" + "1," * FREE_MEMBERS + "2")
+    assert parser.open_path_is_small  # FREE_MEMBERS elements open; a pending number is not one yet
+    parser.append(",")
+    assert not parser.open_path_is_small
+    parser.append("]")
+    assert parser.open_path_is_small  # the array closed: nothing is open
+    parser = backend.StreamingJsonParser()
+    parser.append('{"a": [{}, "' + "x" * (FREE_STRING_CHARS - 1))
+    parser.append("\u00e9")  # an escape counts as the character it decodes to
+    assert parser.open_path_is_small
+    parser.append("y")
+    assert not parser.open_path_is_small
+    parser.append('"')
+    assert parser.open_path_is_small  # a closed string is no longer part of the open path
+
+
+@st.composite
+def _open_paths_around_the_limits(draw: st.DrawFn) -> tuple[str, int]:
+    """Text whose open path grows to about FREE_MEMBERS members (either side), then opens a string past
+    FREE_STRING_CHARS characters, and closes in part; and a seed to cut it with."""
+    depth = draw(st.integers(1, 12))
+    width = draw(st.integers(FREE_MEMBERS - depth - 4, FREE_MEMBERS - depth + 4))
+    string = draw(st.integers(FREE_STRING_CHARS + 25, FREE_STRING_CHARS + 60))  # past it by more than a piece
+    closed = draw(st.integers(0, depth))
+    text = '{"k":' * depth + "[" + '0,"a",' * (width // 2) + '"' + _string_of(string) + '",' + "]}" * closed + "1"
+    return text, draw(st.integers(0, 2**32))
+
+
+@needs_both_backends
+@examples(20)
+@given(_open_paths_around_the_limits())
+def test_the_backends_agree_on_open_path_is_small(case: tuple[str, int]) -> None:
+    text, seed = case
+    parsers = {name: backend.StreamingJsonParser() for name, backend in AVAILABLE_BACKENDS.items()}
+    seen = set()
+    for piece in cut_randomly(text, seed, 1, 24):
+        said = {}
+        for name, parser in parsers.items():
+            parser.append(piece)
+            said[name] = parser.open_path_is_small
+            parser.snapshot()
+        assert len(set(said.values())) == 1, (said, len(piece))
+        seen.update(said.values())
+    assert seen == {True, False}, "the text never crossed a limit: the test no longer covers the boundary"

@@ -181,8 +181,8 @@ def test_odd_events_are_read_without_raising(backend: ModuleType, api: str, shap
     @examples(60)
     def check(events: list[Any]) -> None:
         converted = [convert(event) for event in events]
-        calls = tool_calls_class(stream_factory=backend.ToolCallArgumentsStream)
-        output = output_class(parser_factory=backend.StreamingJsonParser)
+        calls = tool_calls_class(arguments_stream_class=backend.ToolCallArgumentsStream)
+        output = output_class(parser_class=backend.StreamingJsonParser)
         reported_done: dict[int, bool] = {}  # whether each call was done when last reported
         for event in converted:
             changed = calls.feed(event)
@@ -202,8 +202,8 @@ def test_odd_events_are_read_without_raising(backend: ModuleType, api: str, shap
 def test_the_valid_streams_read_as_written(backend: ModuleType, api: str) -> None:
     """The streams the odd ones are made from: one call of ``ARGUMENTS`` (two on Chat) and one output."""
     tool_calls_class, output_class = ACCUMULATORS[api]
-    calls = tool_calls_class(stream_factory=backend.ToolCallArgumentsStream)
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    calls = tool_calls_class(arguments_stream_class=backend.ToolCallArgumentsStream)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     for event in VALID_STREAMS[api]:
         calls.feed(event)
         output.feed(event)
@@ -233,8 +233,8 @@ FOREIGN_EVENTS = (
 
 
 def _outcome(tool_calls_class: type, output_class: type, backend: ModuleType, events: list[Any]) -> Any:
-    calls = tool_calls_class(stream_factory=backend.ToolCallArgumentsStream)
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    calls = tool_calls_class(arguments_stream_class=backend.ToolCallArgumentsStream)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     for event in events:
         calls.feed(event)
         output.feed(event)

@@ -64,7 +64,7 @@ def test_chat_empty_ids_on_continuation_chunks_continue_the_call(backend: Module
         events: Any = client.chat.completions.create(model="qwen-plus", messages=[], tools=[WEATHER_TOOL], stream=True)
     else:
         events = client.chat.completions.stream(model="qwen-plus", messages=[], tools=[WEATHER_TOOL])
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     for _ in calls.stream(events):
         pass
     assert [(call.id, call.name, call.text) for call in calls.calls] == expected
@@ -73,7 +73,7 @@ def test_chat_empty_ids_on_continuation_chunks_continue_the_call(backend: Module
 
 
 def test_chat_empty_ids_as_dicts_continue_the_call(backend: ModuleType) -> None:
-    calls = OpenAIChatToolCalls(stream_factory=backend.ToolCallArgumentsStream)
+    calls = OpenAIChatToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     for chunk in EMPTY_ID_CHUNKS:
         calls.feed(chunk)
     assert [(call.id, call.name, call.arguments) for call in calls.calls] == [

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 import pytest
 
-from streaming_json import MISSING
+from streaming_json import MISSING, StreamingJsonParser
 from streaming_json.integrations import (
     AnthropicStructuredOutput,
     OpenAIChatStructuredOutput,
@@ -133,7 +133,7 @@ def prefix_values(backend: ModuleType, pieces: list[str]) -> list[Any]:
 def test_values_are_live_and_the_end_parses_strictly(backend: ModuleType, api: str, shape: str) -> None:
     output_class, make_events, _, end = APIS[api]
     events = shaped(api, shape, make_events(PIECES))
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     values, done = [], []
     for event in events:
         values.append(output.feed(event))
@@ -154,7 +154,7 @@ def test_a_cut_off_output_ends_with_an_error_not_a_raise(backend: ModuleType, ap
     cut_text = "".join(half)
     ending = {"openai-chat": "length", "openai-responses": "incomplete", "anthropic": "max_tokens"}[api]
     events = make_events(half, ending) if api != "openai-responses" else responses_events(half, "incomplete")
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     for event in events:
         output.feed(event)
     assert output.done and output.result is not None and output.result.value is None
@@ -167,7 +167,7 @@ def test_a_cut_off_output_ends_with_an_error_not_a_raise(backend: ModuleType, ap
 def test_malformed_output_never_raises(backend: ModuleType, api: str) -> None:
     output_class, make_events, _, _ = APIS[api]
     text = '{"a": [1, 2,, "b": tru, "c": "x\\q"}} trailing'
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     values = list(output.stream(make_events([text[i : i + 3] for i in range(0, len(text), 3)])))
     assert values and values[-1] is not MISSING
     assert output.result is not None and output.result.value is None
@@ -178,7 +178,7 @@ def test_malformed_output_never_raises(backend: ModuleType, api: str) -> None:
 def test_strings_with_raw_control_characters_are_repaired_as_for_tool_calls(backend: ModuleType, api: str) -> None:
     output_class, make_events, _, _ = APIS[api]
     text = '{"code": "line one\nline\ttwo"}'  # raw newline and tab inside a string: json.loads(strict) rejects it
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     for event in make_events([text[:9], text[9:]]):
         output.feed(event)
     assert output.result == StructuredOutputResult({"code": "line one\nline\ttwo"}, None)
@@ -187,7 +187,7 @@ def test_strings_with_raw_control_characters_are_repaired_as_for_tool_calls(back
 @pytest.mark.parametrize("api", sorted(APIS))
 def test_stream_yields_each_new_value_and_ends_with_the_final_one(backend: ModuleType, api: str) -> None:
     output_class, make_events, _, _ = APIS[api]
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     values = list(output.stream(iter(make_events(PIECES))))
     assert values[-1] == DOCUMENT and values[-1] is output.value
     assert MISSING not in values
@@ -201,7 +201,7 @@ def test_stream_yields_each_new_value_and_ends_with_the_final_one(backend: Modul
 def test_stream_ends_an_output_the_events_left_open(backend: ModuleType, api: str) -> None:
     output_class, make_events, _, end = APIS[api]
     events = make_events(PIECES)[: len(make_events(PIECES)) + end]  # no ending event
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     values = list(output.stream(events))
     assert output.done and output.result == (DOCUMENT, None) and values[-1] == DOCUMENT
 
@@ -209,10 +209,10 @@ def test_stream_ends_an_output_the_events_left_open(backend: ModuleType, api: st
 @pytest.mark.parametrize("api", sorted(APIS))
 def test_astream_reads_an_async_iterable(backend: ModuleType, api: str) -> None:
     output_class, make_events, _, _ = APIS[api]
-    expected = list(output_class(parser_factory=backend.StreamingJsonParser).stream(make_events(PIECES)))
+    expected = list(output_class(parser_class=backend.StreamingJsonParser).stream(make_events(PIECES)))
 
     async def read() -> list[Any]:
-        output = output_class(parser_factory=backend.StreamingJsonParser)
+        output = output_class(parser_class=backend.StreamingJsonParser)
         return [value async for value in output.astream(async_iterable(make_events(PIECES)))]
 
     assert asyncio.run(read()) == expected
@@ -229,14 +229,14 @@ def test_chat_refusal_is_the_error(backend: ModuleType, shape: Shaper) -> None:
         chat_chunk(refusal_delta("with that.")),
         chat_chunk(finish_choice(reason="stop")),
     ]
-    output = OpenAIChatStructuredOutput(parser_factory=backend.StreamingJsonParser)
+    output = OpenAIChatStructuredOutput(parser_class=backend.StreamingJsonParser)
     assert [output.feed(event) for event in shape(events)] == [MISSING] * 4
     assert output.refusal == "I can't help with that."
     assert output.result == StructuredOutputResult(None, "The model refused: I can't help with that.")
 
 
 def test_chat_reads_the_chosen_choice(backend: ModuleType) -> None:
-    output = OpenAIChatStructuredOutput(choice=1, parser_factory=backend.StreamingJsonParser)
+    output = OpenAIChatStructuredOutput(choice=1, parser_class=backend.StreamingJsonParser)
     output.feed(chat_chunk(content_delta('{"n": 0}', choice=0), content_delta('{"n": 1', choice=1)))
     assert output.value == {"n": 1}
     output.feed(chat_chunk(content_delta("}", choice=1)))
@@ -246,7 +246,7 @@ def test_chat_reads_the_chosen_choice(backend: ModuleType) -> None:
 
 
 def test_chat_reads_the_streaming_helpers_chunk_events(backend: ModuleType) -> None:
-    output = OpenAIChatStructuredOutput(parser_factory=backend.StreamingJsonParser)
+    output = OpenAIChatStructuredOutput(parser_class=backend.StreamingJsonParser)
     assert output.feed({"type": "chunk", "chunk": chat_chunk(content_delta('{"a": "b'))}) == {"a": "b"}
     assert output.feed({"type": "content.delta", "delta": '{"a": "b', "snapshot": '{"a": "b'}) == {"a": "b"}
     assert output.text == '{"a": "b'
@@ -256,14 +256,14 @@ def test_chat_reads_the_streaming_helpers_chunk_events(backend: ModuleType) -> N
 def test_responses_done_text_makes_up_for_a_lost_delta(backend: ModuleType, shape: Shaper) -> None:
     events = responses_events(PIECES)
     lost = next(i for i, event in enumerate(events) if event.get("delta") == PIECES[3])
-    output = OpenAIResponsesStructuredOutput(parser_factory=backend.StreamingJsonParser)
+    output = OpenAIResponsesStructuredOutput(parser_class=backend.StreamingJsonParser)
     for event in shape(events[:lost] + events[lost + 1 :]):
         output.feed(event)
     assert output.text == TEXT and output.result == (DOCUMENT, None)
 
 
 def test_responses_done_text_that_differs_starts_over(backend: ModuleType) -> None:
-    output = OpenAIResponsesStructuredOutput(parser_factory=backend.StreamingJsonParser)
+    output = OpenAIResponsesStructuredOutput(parser_class=backend.StreamingJsonParser)
     for event in [message_added(0), text_delta(0, '{"garbled": tr'), text_done(0, '{"clean": 1}')]:
         output.feed(event)
     assert output.value == {"clean": 1} and output.text == '{"clean": 1}'
@@ -272,7 +272,7 @@ def test_responses_done_text_that_differs_starts_over(backend: ModuleType) -> No
 
 
 def test_responses_parts_are_joined_in_order(backend: ModuleType) -> None:
-    output = OpenAIResponsesStructuredOutput(parser_factory=backend.StreamingJsonParser)
+    output = OpenAIResponsesStructuredOutput(parser_class=backend.StreamingJsonParser)
     events = [text_delta(0, '{"a": [1, '), text_done(0, '{"a": [1, '), text_delta(1, "2]}"), text_done(1, "2]}")]
     assert [output.feed(event) for event in events] == [{"a": [1]}, {"a": [1]}, {"a": [1, 2]}, {"a": [1, 2]}]
     assert output.finish() == ({"a": [1, 2]}, None)
@@ -282,7 +282,7 @@ def test_responses_parts_are_joined_in_order(backend: ModuleType) -> None:
 def test_responses_refusal_is_the_error(backend: ModuleType, shape: Shaper) -> None:
     refusal = {"type": "response.refusal.delta", "output_index": 0, "content_index": 0, "item_id": "msg_1"}
     events = numbered([message_added(0), {**refusal, "delta": "No."}, response_event("completed", "completed")])
-    output = OpenAIResponsesStructuredOutput(parser_factory=backend.StreamingJsonParser)
+    output = OpenAIResponsesStructuredOutput(parser_class=backend.StreamingJsonParser)
     for event in shape(events):
         output.feed(event)
     assert output.result == (None, "The model refused: No.")
@@ -303,7 +303,7 @@ def test_anthropic_reads_text_blocks_only(backend: ModuleType, shape: Shaper) ->
         block_stop(2),
         *message_end(),
     ]
-    output = AnthropicStructuredOutput(parser_factory=backend.StreamingJsonParser)
+    output = AnthropicStructuredOutput(parser_class=backend.StreamingJsonParser)
     values = [output.feed(event) for event in shape(events)]
     assert values[4] == {} and values[5] == {"answer": "forty-two"}
     assert output.text == '{"answer": "forty-two"}' and output.result == ({"answer": "forty-two"}, None)
@@ -343,7 +343,7 @@ def manager(api: str, events: list[dict[str, Any]], asynchronous: bool) -> tuple
 def test_the_sdks_stream_managers_are_read(backend: ModuleType, api: str, asynchronous: bool) -> None:
     output_class, make_events, _, _ = APIS[api]
     sdk_manager, raw = manager(api, make_events(PIECES), asynchronous)
-    output = output_class(parser_factory=backend.StreamingJsonParser)
+    output = output_class(parser_class=backend.StreamingJsonParser)
     if asynchronous:
 
         async def read() -> list[Any]:
@@ -378,8 +378,9 @@ class StandInModelStream:
 
     made: list[StandInModelStream] = []
 
-    def __init__(self, type_: Any) -> None:
+    def __init__(self, type_: Any, *, parser_class: Any = None) -> None:
         self.type_ = type_
+        self.parser_class = parser_class
         self.pieces: list[str] = []
         StandInModelStream.made.append(self)
 
@@ -410,6 +411,7 @@ def test_model_gives_the_model_streams_values(monkeypatch: pytest.MonkeyPatch, a
     values = [output.feed(event) for event in make_events(pieces)]
     (model_stream,) = StandInModelStream.made
     assert model_stream.type_ is dict and "".join(model_stream.pieces) == "".join(pieces)
+    assert model_stream.parser_class is StreamingJsonParser  # the package's, where none is given
     assert MISSING in values and ("partial", dict, pieces[1]) in values  # the blank first piece: no value yet
     assert output.done and output.model_result is not None
     if valid:
@@ -443,7 +445,7 @@ def test_model_gives_typed_values(backend: ModuleType, api: str) -> None:
         note: Any = None
 
     output_class, make_events, _, _ = APIS[api]
-    output = output_class(model=Report, parser_factory=backend.StreamingJsonParser)
+    output = output_class(model=Report, parser_class=backend.StreamingJsonParser)
     values = list(output.stream(make_events(PIECES)))
     assert isinstance(values[-1], Report) and values[-1] == Report.model_validate_json(TEXT)
     assert output.result == (Report.model_validate_json(TEXT), None)
@@ -460,7 +462,7 @@ def test_model_reports_invalid_output_at_the_end(backend: ModuleType, api: str) 
 
     output_class, make_events, _, _ = APIS[api]
     text = '{"scores": [1, "high", 3]}'
-    output = output_class(model=Scores, parser_factory=backend.StreamingJsonParser)
+    output = output_class(model=Scores, parser_class=backend.StreamingJsonParser)
     list(output.stream(make_events([text[i : i + 4] for i in range(0, len(text), 4)])))  # no raise mid-stream
     assert output.result is not None and output.result.value is None
     assert output.error is not None and output.error.endswith(f"Received output: {text}")
@@ -489,7 +491,7 @@ ODD_EVENTS: list[Any] = [
 @pytest.mark.parametrize("api", sorted(APIS))
 @pytest.mark.parametrize("shape", ["dicts", "attributes", "slotted"])
 def test_odd_events_never_raise(backend: ModuleType, api: str, shape: str) -> None:
-    output = APIS[api][0](parser_factory=backend.StreamingJsonParser)
+    output = APIS[api][0](parser_class=backend.StreamingJsonParser)
     for event in ODD_EVENTS:
         (converted,) = shaped(api, shape, [event]) if isinstance(event, dict) else [event]
         assert output.feed(converted) is MISSING

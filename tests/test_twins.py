@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional
 import pytest
 
 import streaming_json
-from streaming_json import _types
+from streaming_json import _shared
 
 from .backends import AVAILABLE_BACKENDS, NO_COMPILED_CORE, is_compiled, needs_both_backends
 
@@ -102,9 +102,9 @@ def shape(signature: inspect.Signature, drop_self: bool = False) -> Shape:
 
 def _default_value(text: str) -> Any:
     """A default as Cython embeds it: a literal, or the name of one of the rule constants both backends read from
-    ``streaming_json._types`` (``report_depth=REPORT_DEPTH_LIMIT``)."""
+    ``streaming_json._shared`` (``report_depth=REPORT_DEPTH_LIMIT``)."""
     if text.isidentifier() and text.isupper():
-        return getattr(_types, text)
+        return getattr(_shared, text)
     return ast.literal_eval(text)
 
 

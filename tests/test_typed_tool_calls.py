@@ -84,7 +84,7 @@ def test_a_typed_call_is_parsed_while_it_streams(backend: ModuleType, api: str, 
     if sdk:
         pytest.importorskip(api.split("-")[0], reason="the SDK is not installed")
         events = sdk_models(events)
-    calls = accumulator_class(models=MODELS, parser_factory=backend.StreamingJsonParser)
+    calls = accumulator_class(models=MODELS, parser_class=backend.StreamingJsonParser)
     seen = []
     for event in events:
         for call in calls.feed(event):
@@ -103,7 +103,7 @@ def test_a_typed_call_is_parsed_while_it_streams(backend: ModuleType, api: str, 
 @pytest.mark.parametrize("api", list(APIS))
 def test_an_invalid_typed_call_has_no_parsed_value_and_an_error(backend: ModuleType, api: str) -> None:
     accumulator_class, events_of, _ = APIS[api]
-    calls = accumulator_class(models=MODELS, parser_factory=backend.StreamingJsonParser)
+    calls = accumulator_class(models=MODELS, parser_class=backend.StreamingJsonParser)
     text = '{"city": "Oslo", "unit": "kelvin"}'
     for event in events_of([text]):
         calls.feed(event)
@@ -116,7 +116,7 @@ def test_an_invalid_typed_call_has_no_parsed_value_and_an_error(backend: ModuleT
 @pytest.mark.parametrize("api", list(APIS))
 def test_malformed_arguments_of_a_typed_call_report_the_parse_error(backend: ModuleType, api: str) -> None:
     accumulator_class, events_of, _ = APIS[api]
-    calls = accumulator_class(models=MODELS, parser_factory=backend.StreamingJsonParser)
+    calls = accumulator_class(models=MODELS, parser_class=backend.StreamingJsonParser)
     for event in events_of(['{"city": "Ber', "lin"]):
         calls.feed(event)
     (call,) = calls.calls
@@ -127,7 +127,7 @@ def test_malformed_arguments_of_a_typed_call_report_the_parse_error(backend: Mod
 @pytest.mark.parametrize("api", list(APIS))
 def test_calls_to_other_tools_are_untyped(backend: ModuleType, api: str) -> None:
     accumulator_class, events_of, _ = APIS[api]
-    calls = accumulator_class(models=MODELS, parser_factory=backend.StreamingJsonParser)
+    calls = accumulator_class(models=MODELS, parser_class=backend.StreamingJsonParser)
     for event in events_of(['{"q": "x"}'], name="search"):
         calls.feed(event)
     (call,) = calls.calls
@@ -135,7 +135,7 @@ def test_calls_to_other_tools_are_untyped(backend: ModuleType, api: str) -> None
 
 
 def test_a_name_that_arrives_late_types_the_call_with_its_text_so_far(backend: ModuleType) -> None:
-    calls = OpenAIChatToolCalls(models=MODELS, parser_factory=backend.StreamingJsonParser)
+    calls = OpenAIChatToolCalls(models=MODELS, parser_class=backend.StreamingJsonParser)
     calls.feed(chat_chunk(tool_delta(0, '{"city": "Ro', id="call_1")))  # some providers send the name later
     (call,) = calls.calls
     assert call.parsed is None
@@ -153,7 +153,7 @@ def test_blank_arguments_validate_as_an_empty_object(backend: ModuleType, shape:
     class NoArguments(pydantic.BaseModel):
         pass
 
-    calls = OpenAIChatToolCalls(models={"ping": NoArguments}, parser_factory=backend.StreamingJsonParser)
+    calls = OpenAIChatToolCalls(models={"ping": NoArguments}, parser_class=backend.StreamingJsonParser)
     for event in shape([chat_chunk(tool_delta(0, "", id="call_1", name="ping")), chat_chunk(finish_choice())]):
         calls.feed(event)
     (call,) = calls.calls

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Callable, Optional
 
-__all__ = ["ReadsEventFields", "get_field", "get_items", "get_key", "get_text", "instance_dict_reader"]
+from .._shared import ABSENT
 
-_ABSENT: Any = object()
+__all__ = ["ReadsEventFields", "get_field", "get_items", "get_key", "get_text", "instance_dict_reader"]
 
 
 def get_field(obj: Any, name: str, default: Any = None) -> Any:
@@ -31,13 +31,13 @@ def get_field(obj: Any, name: str, default: Any = None) -> Any:
         value = obj.get(name)
     else:
         fields = getattr(obj, "__dict__", None)
-        value = _ABSENT if fields is None else fields.get(name, _ABSENT)
-        if value is _ABSENT:
+        value = ABSENT if fields is None else fields.get(name, ABSENT)
+        if value is ABSENT:
             if isinstance(obj, Mapping):
                 value = obj.get(name)
             else:
-                extra = getattr(obj, "__pydantic_extra__", _ABSENT)
-                if extra is _ABSENT:  # not a pydantic model: a property, a slot or a __getattr__ may answer
+                extra = getattr(obj, "__pydantic_extra__", ABSENT)
+                if extra is ABSENT:  # not a pydantic model: a property, a slot or a __getattr__ may answer
                     value = getattr(obj, name, None)
                 elif extra and name in extra:
                     value = extra[name]

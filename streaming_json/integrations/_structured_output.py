@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Iterator
 from typing import Any, Callable, NamedTuple, Optional
 
-from .. import MISSING, StreamingJsonParser, parse_json_with_repair
+from .._backend import StreamingJsonParser
+from .._repair import parse_json_with_repair
+from .._shared import MISSING, continuation
 from ._fields import ReadsEventFields
 from ._sources import aentered, entered
 
@@ -30,15 +32,14 @@ class StructuredOutput(ReadsEventFields):
     and :func:`~streaming_json.parse_json_with_repair` the final one: strict JSON, so a cut-off or malformed output is
     an error, and the value equals ``json.loads``' wherever that accepts the text (only raw control characters and
     stray backslashes inside strings, which models do emit, are repaired, as for tool calls). With ``model=``, a
-    ``streaming_json.pydantic.ModelStream(model)`` gives typed partial values and one strict validation at the end
-    (``parser_factory``, where given, is its ``parser_class``).
+    ``streaming_json.pydantic.ModelStream(model)`` gives typed partial values and one strict validation at the end.
+    ``parser_class`` is the parser of either (by default the backend's ``StreamingJsonParser``).
     """
 
-    def __init__(self, model: Any = None, *, parser_factory: Optional[Callable[..., Any]] = None) -> None:
+    def __init__(self, model: Any = None, *, parser_class: Optional[Callable[..., Any]] = None) -> None:
         super().__init__()
         self._model = model
-        self._given_parser_factory = parser_factory
-        self._parser_factory: Callable[..., Any] = parser_factory or StreamingJsonParser
+        self._parser_class: Callable[..., Any] = parser_class or StreamingJsonParser
         self.result: Optional[StructuredOutputResult] = None
         """The final value or the error, once done."""
         self.model_result: Any = None
@@ -54,14 +55,11 @@ class StructuredOutput(ReadsEventFields):
         self.value: Any = MISSING
         if self._model is None:
             self._typed: Any = None
-            self._parser: Any = self._parser_factory(changes=False)  # snapshots alone: no change objects
+            self._parser: Any = self._parser_class(changes=False)  # snapshots alone: no change objects
         else:
             from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
 
-            if self._given_parser_factory is None:
-                self._typed = ModelStream(self._model)
-            else:
-                self._typed = ModelStream(self._model, parser_class=self._given_parser_factory)
+            self._typed = ModelStream(self._model, parser_class=self._parser_class)
             self._parser = None
 
     @property
@@ -108,9 +106,9 @@ class StructuredOutput(ReadsEventFields):
         """Take ``text`` as the complete text from position ``start`` on: append what continues the text held; start
         over where it does not (a provider's full text wins over lost or garbled pieces)."""
         current = self.text
-        held = current[start:]
-        if text.startswith(held):
-            return self._append(text[len(held) :])
+        rest = continuation(current[start:], text)
+        if rest is not None:
+            return self._append(rest)
         if self.result is None:
             kept = current[:start]
             self._restart()

@@ -51,7 +51,7 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
         if call is not None and type(text) is str:
             if not text:
                 return []
-            call.arguments = call._stream.append(text)
+            call.arguments = call._append_piece(text)
             return [call]
         return self._feed(event)
 

@@ -87,7 +87,7 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
             if continues and type(text) is str:
                 if not text:
                     return []
-                call.arguments = call._stream.append(text)
+                call.arguments = call._append_piece(text)
                 return [call]
         return self._feed(chunk)
 
@@ -137,9 +137,9 @@ class OpenAIChatStructuredOutput(StructuredOutput):
     """
 
     def __init__(
-        self, model: Any = None, *, choice: int = 0, parser_factory: Optional[Callable[..., Any]] = None
+        self, model: Any = None, *, choice: int = 0, parser_class: Optional[Callable[..., Any]] = None
     ) -> None:
-        super().__init__(model, parser_factory=parser_factory)
+        super().__init__(model, parser_class=parser_class)
         self.choice = choice
         """The index of the choice read (with ``n > 1``)."""
 

@@ -44,7 +44,7 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
         if call is not None and type(text) is str:
             if not text:
                 return []
-            call.arguments = call._stream.append(text)
+            call.arguments = call._append_piece(text)
             return [call]
         return self._feed(event)
 
@@ -101,8 +101,8 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
     ``refusal``. ``model=`` gives typed values, as for :class:`OpenAIChatStructuredOutput`.
     """
 
-    def __init__(self, model: Any = None, *, parser_factory: Optional[Callable[..., Any]] = None) -> None:
-        super().__init__(model, parser_factory=parser_factory)
+    def __init__(self, model: Any = None, *, parser_class: Optional[Callable[..., Any]] = None) -> None:
+        super().__init__(model, parser_class=parser_class)
         self._part: Any = None  # (output_index, content_index) of the part being read
         self._part_start = 0  # where its text starts in the text
 

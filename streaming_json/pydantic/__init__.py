@@ -33,7 +33,9 @@ if tuple(int(part) for part in pydantic.VERSION.split(".")[:2]) < (2, 7):  # pra
         f"streaming_json.pydantic needs pydantic >= 2.7, not {pydantic.VERSION}: pip install 'streaming-json[pydantic]'"
     )
 
-from ._stream import ModelResult, ModelStream, aiter_models, iter_models
+from ._items import aiter_models, iter_models
+from ._result import ModelResult
+from ._stream import ModelStream
 from ._twins import PartialDataclass, PartialRootTwin, PartialTwin, partial_twin
 
 __all__ = [

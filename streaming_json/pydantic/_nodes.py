@@ -9,39 +9,32 @@
   what validation sees.
 
 Frames hold an open container's completed members; the stream keeps one per open container on the open path. This
-module has the base node and the nodes of scalars and of ``Any``; ``_containers`` has those of models, lists, dicts
-and unions.
+module has the base node, the nodes of scalars and of ``Any``, and what every node family shares; the families of
+containers build on it, each in a module of its own: ``_objects`` (models, dataclasses, typed dicts, root models),
+``_collections`` (lists, tuples, sets, dicts), ``_unions``. A container's node builds the nodes of its members with
+the builder it is given (``Build``: the plan's ``build``), so no node module imports the plan.
 """
 
 from __future__ import annotations
 
 import json
-import typing
-from typing import Any, Optional, Union
+from typing import Any, Optional, Protocol
 
 from pydantic import ConfigDict, TypeAdapter
 from pydantic.errors import PydanticUserError
 
+from .._shared import ABSENT, Key
 from ._annotations import NONE_TYPE, is_enum, is_literal
 
-if typing.TYPE_CHECKING:
-    from ._containers import DiscriminatedNode
-
-
-class _Absent:
-    """Nothing to show at this place (yet)."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "ABSENT"
-
-
-ABSENT: Any = _Absent()
-
-Slot = Union[str, int]
 Outcome = tuple[Any, bool, Optional[BaseException]]  # (what to show, valid, the error)
-Errors = Optional[list[tuple[Slot, BaseException]]]  # errors found while re-reading a frame's members
+Errors = Optional[list[tuple[Key, BaseException]]]  # errors found while re-reading a frame's members
+
+
+class Build(Protocol):
+    """The builder of nodes (``_plan.build``), which container nodes are given to build their members' nodes."""
+
+    def __call__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...] = ()) -> Node: ...
+
 
 # Annotations whose validated value re-validates to itself (no user code involved): a container holding only these
 # and models may pass its validated value on to its parent's validation.
@@ -85,11 +78,11 @@ class Frame:
 
     __slots__ = ("path", "node", "raws", "values", "fields_set", "extra", "subst", "failed", "bad")
 
-    def __init__(self, path: tuple[Slot, ...], node: Node, is_list: bool) -> None:
+    def __init__(self, path: tuple[Key, ...], node: Node, is_list: bool) -> None:
         self.path = path
         self.node = node
         self.raws: Any = [] if is_list else {}  # the completed members' plain values, by slot
-        self.failed: list[Slot] = []  # members whose errors were recorded
+        self.failed: list[Key] = []  # members whose errors were recorded
         self.bad = 0  # members that failed validation (recorded or not)
         # What the node keeps: the members' shown values, the fields read, extra members, validated stand-ins.
         self.values: Any = None
@@ -98,7 +91,7 @@ class Frame:
         self.subst: Any = None
         node.init(self)
 
-    def substitute(self, slot: Slot, value: Any, stands_in: bool) -> None:
+    def substitute(self, slot: Key, value: Any, stands_in: bool) -> None:
         """Keep ``value``, a member's validated value, to stand in for its raw value in this container's input to
         validation (``stands_in``); else forget any kept for ``slot`` (a repeated key replaces the member)."""
         if stands_in:
@@ -181,12 +174,16 @@ class Node:
 
     # --- Containers ---
 
-    def child(self, slot: Slot) -> Node:
+    def child(self, slot: Key) -> Node:
         return IGNORE
 
     def for_container(self, is_list: bool) -> Node:
         """The node that shows an open container of this kind here."""
         return Opaque(self)
+
+    def takes_container(self, is_list: bool) -> bool:
+        """Whether, as a member of a union, this node can take a container of this kind (an array: ``is_list``)."""
+        return False
 
     def complete_container(self, raw: Any) -> Outcome:
         """A completed container that has no frame (it arrived whole): validated from its plain value."""
@@ -213,18 +210,18 @@ class Node:
     def init(self, frame: Frame) -> None:
         pass
 
-    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+    def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         """Record a completed member; return errors found by re-reading members (a union that picked its variant)."""
         return None
 
-    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         """The partial value of an open container: its completed members and the open one (``value`` at ``slot``)."""
         return ABSENT
 
     def finalize(self, frame: Frame, raw: Any) -> Outcome:
         return self.complete_container(raw)
 
-    def json_keys(self, name: Slot) -> tuple[Slot, ...]:
+    def json_keys(self, name: Key) -> tuple[Key, ...]:
         """The JSON keys that an attribute name stands for here (``is_complete`` takes names and aliases)."""
         return (name,)
 
@@ -237,7 +234,7 @@ class _Ignore(Node):
 
     __slots__ = ()
 
-    def child(self, slot: Slot) -> Node:
+    def child(self, slot: Key) -> Node:
         return self
 
     def for_container(self, is_list: bool) -> Node:
@@ -316,11 +313,14 @@ class AnyNode(Node):
         super().__init__(annotation, config, metadata)
         self.grows = self.is_container = self.passthrough = True
 
-    def child(self, slot: Slot) -> Node:
+    def child(self, slot: Key) -> Node:
         return ANY
 
     def for_container(self, is_list: bool) -> Node:
         return self
+
+    def takes_container(self, is_list: bool) -> bool:
+        return self.is_container
 
     def complete_scalar(self, raw: Any) -> Outcome:
         return raw, True, None
@@ -334,7 +334,7 @@ class AnyNode(Node):
     def init(self, frame: Frame) -> None:
         frame.values = [] if type(frame.raws) is list else {}
 
-    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+    def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         if type(frame.raws) is list:
             frame.raws.append(raw)
             frame.values.append(value)
@@ -343,7 +343,7 @@ class AnyNode(Node):
             frame.values[slot] = value
         return None
 
-    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         out = frame.values.copy()
         if value is not ABSENT:
             if type(out) is list:
@@ -359,74 +359,3 @@ class AnyNode(Node):
 
 
 ANY = AnyNode(Any, None)
-
-
-class Undecided(AnyNode):
-    """A union whose variant is not known yet: the plain value read so far, then the validated union value."""
-
-    __slots__ = ("union",)
-
-    def __init__(self, union: Node) -> None:
-        super().__init__(union.annotation, union.config, union.metadata)
-        self.passthrough = union.passthrough
-        self.union = union
-
-    def complete_container(self, raw: Any) -> Outcome:
-        value, ok, error = self.union.validate(raw, raw)
-        return (value if ok else raw), ok, error
-
-    def finalize(self, frame: Frame, raw: Any) -> Outcome:
-        value, ok, error = self.union.validate(raw, raw)
-        return (value if ok else self.partial(frame, None, ABSENT)), ok, error
-
-
-class _Tag(AnyNode):
-    """A discriminator's value in an object whose variant is not known yet: shown once complete, as a literal is."""
-
-    __slots__ = ()
-
-    def open_scalar(self, raw: Any) -> Any:
-        return ABSENT
-
-
-TAG = _Tag(Any, None)
-
-
-class Discriminating(Undecided):
-    """A discriminated union before its discriminator completes; then the frame turns into the variant's."""
-
-    __slots__ = ()
-
-    def child(self, slot: Slot) -> Node:
-        return TAG if slot == self.union.key else ANY  # type: ignore[attr-defined]
-
-    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
-        super().add(frame, slot, raw, value, ok, node)
-        union: DiscriminatedNode = self.union  # type: ignore[assignment]
-        if slot != union.key:
-            return None
-        try:
-            variant = union.variants.get(raw)
-        except TypeError:  # an unhashable value: no variant
-            variant = None
-        if variant is None:
-            return None
-        # The variant is known: re-read the members completed so far as the variant's.
-        raws = frame.raws
-        frame.node = variant = variant.for_container(False)
-        frame.raws = {}
-        frame.bad = 0
-        frame.failed = []
-        variant.init(frame)
-        errors: list[tuple[Slot, BaseException]] = []
-        for key, member in raws.items():
-            member_node = variant.child(key)
-            if type(member) is dict or type(member) is list:
-                value, ok, error = member_node.for_container(type(member) is list).complete_container(member)
-                if error is not None:
-                    errors.append((key, error))
-                    frame.failed.append(key)
-            else:
-                value, ok, error = member_node.complete_scalar(member)
-            variant.add(frame, key, member, value, ok, member_node)
-        return errors

@@ -1,7 +1,9 @@
 """Type plans: what a stream needs to know about a type to show its partial values and validate its completed parts.
 
-A plan is a tree of nodes (``_nodes``, ``_containers``), one per place in the type (a model, a field, a list's items),
-built lazily from the annotations (so recursive models work) and cached with the type.
+A plan is a tree of nodes (``_nodes``; ``_objects``, ``_collections``, ``_unions``), one per place in the type (a
+model, a field, a list's items), built lazily from the annotations (so recursive models work) and cached with the
+type. ``build`` is the one builder: it makes each node, and gives container nodes itself to build their members'.
+The ``TypeAdapter`` of a whole type, for one strict validation of the complete text, is cached here too.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ import typing
 from typing import Any, Optional
 
 import typing_extensions
-from pydantic import BaseModel, ConfigDict, RootModel
+from pydantic import BaseModel, ConfigDict, RootModel, TypeAdapter
 
+from .._shared import Key
 from ._annotations import (
     DICT_ORIGINS,
     LIST_ORIGINS,
@@ -24,20 +27,12 @@ from ._annotations import (
     unwrap,
     with_metadata,
 )
-from ._containers import (
-    DataclassNode,
-    DiscriminatedNode,
-    MappingNode,
-    ModelNode,
-    ObjectNode,
-    RootModelNode,
-    SequenceNode,
-    TypedDictNode,
-    UnionNode,
-)
-from ._nodes import ABSENT, ANY, IGNORE, Frame, Node, Opaque, ScalarNode, Slot
+from ._collections import MappingNode, SequenceNode
+from ._nodes import ANY, IGNORE, Node, Opaque, ScalarNode
+from ._objects import DataclassNode, ModelNode, ObjectNode, RootModelNode, TypedDictNode
+from ._unions import DiscriminatedNode, UnionNode
 
-__all__ = ["ABSENT", "Frame", "Node", "plan"]
+__all__ = ["plan", "build", "adapter"]
 
 
 _PLANS: dict[Any, Node] = {}
@@ -69,21 +64,21 @@ def build(annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ..
         return _union(full, config, metadata, typing.get_args(tp))
     if isinstance(tp, type) and issubclass(tp, BaseModel):
         if issubclass(tp, RootModel):
-            return RootModelNode(full, metadata, tp)
-        return ModelNode(full, None, metadata, tp)
+            return RootModelNode(full, metadata, tp, build)
+        return ModelNode(full, None, metadata, tp, build)
     if dataclasses.is_dataclass(tp) and isinstance(tp, type):
-        return DataclassNode(full, config, metadata, tp)
+        return DataclassNode(full, config, metadata, tp, build)
     if typing_extensions.is_typeddict(tp):
-        return TypedDictNode(full, config, metadata, tp)
+        return TypedDictNode(full, config, metadata, tp, build)
     if tp in LIST_ORIGINS or origin in LIST_ORIGINS:
         args = typing.get_args(tp)
         base = origin or tp
         if base is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
-            return SequenceNode(full, config, metadata, base, () if args == ((),) else args, False)
-        return SequenceNode(full, config, metadata, base, args[:1], True)
+            return SequenceNode(full, config, metadata, base, () if args == ((),) else args, False, build)
+        return SequenceNode(full, config, metadata, base, args[:1], True, build)
     if tp in DICT_ORIGINS or origin in DICT_ORIGINS:
         args = typing.get_args(tp) or (Any, Any)
-        return MappingNode(full, config, metadata, args[0], args[1])
+        return MappingNode(full, config, metadata, args[0], args[1], build)
     return ScalarNode(full, config, metadata, tp)
 
 
@@ -122,7 +117,7 @@ def _variants(discriminator: Any, nodes: list[Node]) -> Optional[tuple[str, dict
     variant has no literal tag (the union then waits for the whole object)."""
     if not isinstance(discriminator, str):
         return None
-    keys: set[Slot] = set()
+    keys: set[Key] = set()
     variants: dict[Any, Node] = {}
     for node in nodes:
         if not isinstance(node, ObjectNode) or discriminator not in node.fields.annotations:
@@ -136,3 +131,20 @@ def _variants(discriminator: Any, nodes: list[Node]) -> Optional[tuple[str, dict
     if len(keys) != 1:
         return None
     return str(keys.pop()), variants
+
+
+_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
+_ADAPTERS_KEPT = 256
+
+
+def adapter(type_: Any) -> TypeAdapter[Any]:
+    """The ``TypeAdapter`` of a whole type (cached)."""
+    try:
+        found = _ADAPTERS.get(type_)
+    except TypeError:  # an unhashable annotation
+        return TypeAdapter(type_)
+    if found is None:
+        if len(_ADAPTERS) >= _ADAPTERS_KEPT:
+            _ADAPTERS.clear()
+        found = _ADAPTERS[type_] = TypeAdapter(type_)
+    return found

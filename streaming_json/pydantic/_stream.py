@@ -1,4 +1,4 @@
-"""``ModelStream``: typed partial values of JSON text that arrives in pieces; ``iter_models`` for arrays of them.
+"""``ModelStream``: typed partial values of JSON text that arrives in pieces (``_items``: arrays of them).
 
 How a piece is read. The parser (``done_events=True``, no set/append changes) reports every value the piece
 completed. Each completed value is validated once, at its place in the type: a scalar alone against its annotation, a
@@ -11,93 +11,22 @@ parser's copy-credit rule (a large open path is copied only as often as the text
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import Any, Callable, Generic, Optional, TypeVar, Union, overload
+from typing import Any, Generic, Optional, TypeVar, overload
 
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
-import streaming_json
-from streaming_json._repair import repair_json
-from streaming_json._types import FREE_MEMBERS, MISSING, REPORT_DEPTH_LIMIT
+from .._backend import StreamingJsonParser
+from .._repair import repair_json
+from .._shared import ABSENT, MISSING, REPORT_DEPTH_LIMIT, Key, Path, Piece, continuation
+from ._nodes import Frame, Node
+from ._plan import adapter, plan
+from ._result import ModelResult
 
-from ._plan import ABSENT, Frame, Node, plan
-
-__all__ = ["ModelStream", "ModelResult", "iter_models", "aiter_models"]
+__all__ = ["ModelStream"]
 
 T = TypeVar("T")
-Path = tuple[Union[str, int], ...]
-Piece = Union[str, bytes, bytearray, memoryview]
-ErrorCallback = Callable[[Path, BaseException], Any]
 
 _CONTAINERS = (dict, list)
-
-
-class ModelResult(Generic[T]):
-    """What :meth:`ModelStream.finish` returns: ``value`` and ``error`` (unpack as ``value, error = result``)."""
-
-    __slots__ = ("value", "error", "text", "type_")
-
-    value: Optional[T]
-    """The validated value, or None where the text did not validate."""
-    error: Optional[BaseException]
-    """None, or the ``ValidationError`` (or the exception a validator raised)."""
-    text: str
-    """The complete text received."""
-
-    type_: Any
-    """The type validated against."""
-
-    def __init__(self, value: Optional[T], error: Optional[BaseException], text: str = "", type_: Any = None) -> None:
-        self.value = value
-        self.error = error
-        self.text = text
-        self.type_ = type_
-
-    @property
-    def message(self) -> Optional[str]:
-        """None, or text naming the problem for sending back to a model: it ends with ``Received arguments:`` and
-        the text, as the tool-call errors of ``ToolCallArgumentsStream.finish()`` do."""
-        return self.message_for("arguments")
-
-    def message_for(self, received: str) -> Optional[str]:
-        """:attr:`message` ending with ``Received <received>:`` and the text (``"output"`` for structured output)."""
-        if self.error is None:
-            return None
-        return f"{_describe(self.error, self.type_, received)}\nReceived {received}: {self.text}"
-
-    def __iter__(self) -> Iterator[Any]:
-        yield self.value
-        yield self.error
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, ModelResult):
-            return NotImplemented
-        return (self.value, self.error, self.text) == (other.value, other.error, other.text)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"ModelResult(value={self.value!r}, error={self.error!r})"
-
-
-def _type_name(type_: Any) -> str:
-    return getattr(type_, "__name__", None) or repr(type_)
-
-
-def _describe(error: BaseException, type_: Any, what: str) -> str:
-    name = _type_name(type_)
-    if not isinstance(error, ValidationError):
-        return f"The {what} could not be validated as {name}: {type(error).__name__}: {error}."
-    details = error.errors(include_url=False)
-    if len(details) == 1 and details[0]["type"] == "json_invalid":
-        return f"The {what} {'is' if what == 'output' else 'are'} not valid JSON: {details[0]['msg']}."
-    verb = "does" if what == "output" else "do"
-    lines = [f"The {what} {verb} not match {name} ({len(details)} error{'s' * (len(details) != 1)}):"]
-    for detail in details:
-        where = ".".join(str(part) for part in detail["loc"]) or "(the whole value)"
-        lines.append(f"- {where}: {detail['msg']}")
-    return "\n".join(lines)
 
 
 class ModelStream(Generic[T]):
@@ -147,9 +76,9 @@ class ModelStream(Generic[T]):
 
     def __init__(self, type_: Any, *, parser_class: Any = None) -> None:
         self.type_ = type_
-        _adapter(type_)  # a type pydantic cannot validate fails here, not in the middle of a stream
+        adapter(type_)  # a type pydantic cannot validate fails here, not in the middle of a stream
         self._root: Node = plan(type_)
-        self._parser_class = parser_class if parser_class is not None else streaming_json.StreamingJsonParser
+        self._parser_class = parser_class if parser_class is not None else StreamingJsonParser
         self._start()
 
     def _start(self) -> None:
@@ -212,10 +141,11 @@ class ModelStream(Generic[T]):
         if snapshot is not self._snapshot:
             self._snapshot = snapshot
             self._value = self._build(snapshot)
-        elif events and self._small_open_path():
-            # The same snapshot: the plain value did not change (while the open path is this small, the parser's
-            # snapshots are fresh), but values completed (a closing quote or bracket), which changes what shows: a
-            # validated instance, a literal. The open path is rebuilt from the frames.
+        elif events and self._parser.open_path_is_small:
+            # The same snapshot: the plain value did not change (while the open path is small, the parser's snapshots
+            # are fresh, and walking it costs no more than a snapshot's free copy), but values completed (a closing
+            # quote or bracket), which changes what shows: a validated instance, a literal. The open path is rebuilt
+            # from the frames.
             self._value = self._rebuild()
         # Otherwise the snapshot is shared until the text changes it, or lags behind a large open path until the
         # text pays for a copy: the partial value follows it.
@@ -224,13 +154,13 @@ class ModelStream(Generic[T]):
     def replace(self, text: str) -> Any:
         """Take the complete text so far (as some APIs send it): where it continues the text read, only the rest is
         read; otherwise the stream starts over. Returns the partial value."""
-        current = self.text
-        if text.startswith(current):
-            return self.append(text[len(current) :])
-        self._start()
-        return self.append(text)
+        rest = continuation(self.text, text)
+        if rest is None:
+            self._start()
+            rest = text
+        return self.append(rest)
 
-    def is_complete(self, *path: Union[str, int]) -> bool:
+    def is_complete(self, *path: Key) -> bool:
         """Whether the value at ``path`` (attribute names or JSON keys, and list indices) is complete, so that it
         will not change. The root is ``is_complete()``."""
         if self._done:
@@ -259,14 +189,14 @@ class ModelStream(Generic[T]):
         """One strict validation of the complete text (``validate_json``). Strings holding raw control characters or
         stray backslashes are repaired first where that is what makes the text parse, as for tool-call arguments."""
         text = self.text
-        adapter = _adapter(self.type_)
+        validator = adapter(self.type_)
         try:
-            value = adapter.validate_json(text)
+            value = validator.validate_json(text)
         except ValidationError as error:
             repaired = _repaired(text, error)
             if repaired is not None:
                 try:
-                    return ModelResult(adapter.validate_json(repaired), None, text, self.type_)
+                    return ModelResult(validator.validate_json(repaired), None, text, self.type_)
                 except Exception:
                     pass
             return ModelResult(None, error, text, self.type_)
@@ -391,15 +321,6 @@ class ModelStream(Generic[T]):
             self._open_member = (frame, slot, value)
         return node.partial(frame, slot, value)
 
-    def _small_open_path(self) -> bool:
-        """Whether the open path holds at most ``FREE_MEMBERS`` members (the parser's snapshots are then fresh)."""
-        total = 0
-        for frame in self._frames:
-            total += len(frame.raws) + 1
-            if total > FREE_MEMBERS:
-                return False
-        return True
-
     def _rebuild(self) -> Any:
         """The partial value from the frames and the open value of the last walk, where the text completed values
         but changed nothing else."""
@@ -458,135 +379,3 @@ def _repaired(text: str, error: ValidationError) -> Optional[str]:
         return None
     repaired = repair_json(text)
     return repaired if repaired != text else None
-
-
-_ADAPTERS: dict[Any, TypeAdapter[Any]] = {}
-
-
-def _adapter(type_: Any) -> TypeAdapter[Any]:
-    try:
-        found = _ADAPTERS.get(type_)
-    except TypeError:  # an unhashable annotation
-        return TypeAdapter(type_)
-    if found is None:
-        if len(_ADAPTERS) >= 256:
-            _ADAPTERS.clear()
-        found = _ADAPTERS[type_] = TypeAdapter(type_)
-    return found
-
-
-# --- Arrays of models ---------------------------------------------------------------------------------------------
-
-
-class _Items:
-    """The completed elements of the array at ``path``, validated as ``item_type``."""
-
-    __slots__ = ("parser", "path", "depth", "adapter", "on_error")
-
-    def __init__(self, item_type: Any, path: Path, on_error: Optional[ErrorCallback], parser_class: Any) -> None:
-        parser_class = parser_class if parser_class is not None else streaming_json.StreamingJsonParser
-        self.parser = parser_class(changes=False, done_events=True)
-        self.path = tuple(path)
-        self.depth = len(self.path) + 1
-        self.adapter = _adapter(item_type)
-        self.on_error = on_error
-
-    def read(self, piece: Piece) -> list[Any]:
-        found = []
-        for event in self.parser.append(piece):
-            path = event.path
-            if len(path) == self.depth and type(path[-1]) is int and path[:-1] == self.path:
-                validator = self.adapter.validator
-                try:
-                    found.append(validator.validate_python(event.value))
-                    continue
-                except Exception:
-                    pass
-                try:  # strict types take what JSON gives only from JSON text
-                    found.append(validator.validate_json(_json_text(event.value)))
-                except Exception as error:
-                    if self.on_error is not None:
-                        self.on_error(path, error)
-        return found
-
-
-def _json_text(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-@overload
-def iter_models(
-    pieces: Iterable[Piece],
-    item_type: type[T],
-    path: Path = (),
-    on_error: Optional[ErrorCallback] = None,
-    *,
-    parser_class: Any = None,
-) -> Iterator[T]: ...
-
-
-@overload
-def iter_models(
-    pieces: Iterable[Piece],
-    item_type: Any,
-    path: Path = (),
-    on_error: Optional[ErrorCallback] = None,
-    *,
-    parser_class: Any = None,
-) -> Iterator[Any]: ...
-
-
-def iter_models(
-    pieces: Iterable[Piece],
-    item_type: Any,
-    path: Path = (),
-    on_error: Optional[ErrorCallback] = None,
-    *,
-    parser_class: Any = None,
-) -> Iterator[Any]:
-    """Each element of the array at ``path`` as a validated ``item_type``, once, as soon as it is complete.
-
-    ``pieces`` is any iterable of ``str`` or of UTF-8 bytes-like pieces; ``path`` a tuple of JSON keys and indices
-    (``()``: the root is the array). An element that fails validation is skipped and ``on_error(path, error)`` is
-    called, if given. Each element is validated once; nothing else of the document is copied or validated.
-    """
-    items = _Items(item_type, path, on_error, parser_class)
-    for piece in pieces:
-        yield from items.read(piece)
-
-
-@overload
-def aiter_models(
-    pieces: AsyncIterable[Piece],
-    item_type: type[T],
-    path: Path = (),
-    on_error: Optional[ErrorCallback] = None,
-    *,
-    parser_class: Any = None,
-) -> AsyncIterator[T]: ...
-
-
-@overload
-def aiter_models(
-    pieces: AsyncIterable[Piece],
-    item_type: Any,
-    path: Path = (),
-    on_error: Optional[ErrorCallback] = None,
-    *,
-    parser_class: Any = None,
-) -> AsyncIterator[Any]: ...
-
-
-async def aiter_models(
-    pieces: AsyncIterable[Piece],
-    item_type: Any,
-    path: Path = (),
-    on_error: Optional[ErrorCallback] = None,
-    *,
-    parser_class: Any = None,
-) -> AsyncIterator[Any]:
-    """:func:`iter_models` over an async iterable of pieces."""
-    items = _Items(item_type, path, on_error, parser_class)
-    async for piece in pieces:
-        for item in items.read(piece):
-            yield item

@@ -1,36 +1,38 @@
-"""The nodes of containers: models, dataclasses and typed dicts (by their fields), root models, lists and tuples,
-dicts, and unions (discriminated ones choose a variant by its tag as soon as the tag is read). A container's member
-nodes are built on first use (``_plan.build``), so that a recursive model's plan is as deep as the documents it
-reads."""
+"""The nodes of objects read by their fields: models, dataclasses and typed dicts, shown by attribute name (a model
+or dataclass as its partial twin); and root models, their root's node wrapped in the twin. A model's fields are
+shared by every place it appears, and their nodes built on first use, so that a recursive model's plan is as deep as
+the documents it reads."""
 
 from __future__ import annotations
 
 import dataclasses
 import typing
 import weakref
-from collections import deque
-from collections.abc import MutableSet
-from collections.abc import Set as AbstractSet
-from typing import Any, Callable, Optional
+from typing import Any, Optional
 
 from pydantic import AliasChoices, BaseModel, ConfigDict
 from pydantic.fields import FieldInfo
 
+from .._shared import ABSENT, Key
 from ._annotations import REQUIRED_ORIGINS, unwrap, with_metadata
-from ._nodes import ABSENT, ANY, IGNORE, AnyNode, Discriminating, Errors, Frame, Node, Opaque, Outcome, Slot, Undecided
+from ._nodes import ANY, IGNORE, Build, Errors, Frame, Node, Opaque, Outcome
 from ._twins import construct_dataclass, construct_model, partial_twin
-
-
-def _build(annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...] = ()) -> Node:
-    from ._plan import build  # the plan builds these nodes, and they build their members through it
-
-    return build(annotation, config, metadata)
 
 
 class _Fields:
     """The members of a model, dataclass or typed dict: JSON keys, attribute names and their nodes."""
 
-    __slots__ = ("owner", "config", "key_to_name", "name_to_keys", "annotations", "no_subst", "nodes", "extra_allowed")
+    __slots__ = (
+        "owner",
+        "config",
+        "key_to_name",
+        "name_to_keys",
+        "annotations",
+        "no_subst",
+        "nodes",
+        "extra_allowed",
+        "build",
+    )
 
     def __init__(
         self,
@@ -39,6 +41,7 @@ class _Fields:
         fields: dict[str, FieldInfo],
         no_subst: frozenset[str],
         extra_allowed: bool,
+        build: Build,
     ) -> None:
         self.owner = owner
         self.config = config
@@ -67,8 +70,9 @@ class _Fields:
         self.no_subst = no_subst
         self.nodes: dict[str, Node] = {}
         self.extra_allowed = extra_allowed
+        self.build = build
 
-    def node(self, key: Slot) -> Node:
+    def node(self, key: Key) -> Node:
         found = self.nodes.get(key)  # type: ignore[arg-type]
         if found is None:
             name = self.key_to_name.get(key) if type(key) is str else None
@@ -76,7 +80,7 @@ class _Fields:
                 found = ANY if self.extra_allowed else IGNORE
             else:
                 annotation, metadata = self.annotations[name]
-                found = _build(annotation, self.config, metadata)
+                found = self.build(annotation, self.config, metadata)
             self.nodes[key] = found  # type: ignore[index]
         return found
 
@@ -93,21 +97,24 @@ class ObjectNode(Node):
         # A twin has every field (None until read); a typed dict only the keys read.
         self.defaults: Optional[dict[str, Any]] = None
 
-    def child(self, slot: Slot) -> Node:
+    def child(self, slot: Key) -> Node:
         found = self.fields.nodes.get(slot)  # type: ignore[arg-type]
         return found if found is not None else self.fields.node(slot)
 
     def for_container(self, is_list: bool) -> Node:
         return Opaque(self) if is_list else self
 
-    def json_keys(self, name: Slot) -> tuple[Slot, ...]:
+    def takes_container(self, is_list: bool) -> bool:
+        return True  # any container: a list goes to for_container, which shows it whole once complete
+
+    def json_keys(self, name: Key) -> tuple[Key, ...]:
         return self.fields.name_to_keys.get(name, (name,))  # type: ignore[arg-type]
 
     def init(self, frame: Frame) -> None:
         frame.values = {} if self.defaults is None else self.defaults.copy()
         frame.fields_set = set()
 
-    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+    def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         frame.raws[slot] = raw
         if not ok:
             frame.bad += 1
@@ -136,7 +143,7 @@ class ObjectNode(Node):
             values[name] = None
         fields_set.discard(name)
 
-    def _open_values(self, frame: Frame, slot: Optional[Slot], value: Any) -> tuple[dict[str, Any], set[str], Any]:
+    def _open_values(self, frame: Frame, slot: Optional[Key], value: Any) -> tuple[dict[str, Any], set[str], Any]:
         """The completed members' values with the open member's; fields read; extra members."""
         values = frame.values.copy()
         fields_set = frame.fields_set.copy()
@@ -171,15 +178,17 @@ class ObjectNode(Node):
 class ModelNode(ObjectNode):
     __slots__ = ("twin",)
 
-    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any) -> None:
-        super().__init__(annotation, cls.model_config, metadata, _model_fields(cls))
+    def __init__(
+        self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any, build: Build
+    ) -> None:
+        super().__init__(annotation, cls.model_config, metadata, _model_fields(cls, build))
         self.twin = partial_twin(cls)
         self.defaults = dict.fromkeys(cls.model_fields)
         self.passthrough = not metadata and cls.model_config.get("revalidate_instances", "never") == "never"
         if not metadata:  # the model's own validator: no adapter to build
             self._validator = cls.__pydantic_validator__
 
-    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         values, fields_set, extra = self._open_values(frame, slot, value)
         if extra is not None or self.fields.extra_allowed:
             extra = dict(extra or ())
@@ -189,10 +198,12 @@ class ModelNode(ObjectNode):
 class DataclassNode(ObjectNode):
     __slots__ = ("twin",)
 
-    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any) -> None:
+    def __init__(
+        self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any, build: Build
+    ) -> None:
         own = getattr(cls, "__pydantic_config__", None)
         fields, no_subst = _dataclass_fields(cls)
-        super().__init__(annotation, config, metadata, _Fields(cls, own or config, fields, no_subst, False))
+        super().__init__(annotation, config, metadata, _Fields(cls, own or config, fields, no_subst, False, build))
         self.config = own if own is not None else config
         self.twin = partial_twin(cls)
         self.defaults = {f.name: None for f in dataclasses.fields(cls) if f.init}
@@ -200,7 +211,7 @@ class DataclassNode(ObjectNode):
     def _input(self, frame: Frame, raw: Any) -> Any:
         return raw  # pydantic re-reads a dataclass instance's fields: no gain in passing one
 
-    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         values, _, _ = self._open_values(frame, slot, value)
         return construct_dataclass(self.twin, values)
 
@@ -208,14 +219,16 @@ class DataclassNode(ObjectNode):
 class TypedDictNode(ObjectNode):
     __slots__ = ()
 
-    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any) -> None:
+    def __init__(
+        self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], cls: Any, build: Build
+    ) -> None:
         own = getattr(cls, "__pydantic_config__", None)
         merged: Optional[ConfigDict] = ConfigDict(**{**(config or {}), **(own or {})}) if own or config else None
         fields = _typed_dict_fields(cls)
         extra = (merged or {}).get("extra") == "allow"
-        super().__init__(annotation, merged, metadata, _Fields(cls, merged, fields, frozenset(), extra))
+        super().__init__(annotation, merged, metadata, _Fields(cls, merged, fields, frozenset(), extra, build))
 
-    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         values, _, extra = self._open_values(frame, slot, value)
         if extra:
             values.update(extra)
@@ -227,10 +240,10 @@ class RootModelNode(Node):
 
     __slots__ = ("inner", "twin", "cls")
 
-    def __init__(self, annotation: Any, metadata: tuple[Any, ...], cls: Any) -> None:
+    def __init__(self, annotation: Any, metadata: tuple[Any, ...], cls: Any, build: Build) -> None:
         super().__init__(annotation, cls.model_config, metadata)
         root = cls.model_fields["root"]
-        self.inner = _build(root.annotation, cls.model_config, tuple(root.metadata))
+        self.inner = build(root.annotation, cls.model_config, tuple(root.metadata))
         self.twin = partial_twin(cls)
         self.cls = cls
         self.is_container = self.inner.is_container
@@ -255,6 +268,9 @@ class RootModelNode(Node):
         inner = self.inner.for_container(is_list)
         return Opaque(self) if isinstance(inner, Opaque) else _RootContainer(self, inner)
 
+    def takes_container(self, is_list: bool) -> bool:
+        return is_list and self.inner.takes_container(is_list)
+
 
 class _RootContainer(Node):
     """A root model whose root is an open container of the inner node's kind."""
@@ -268,7 +284,7 @@ class _RootContainer(Node):
         self.inner = inner
         self._validator = outer.validator
 
-    def child(self, slot: Slot) -> Node:
+    def child(self, slot: Key) -> Node:
         return self.inner.child(slot)
 
     def for_container(self, is_list: bool) -> Node:
@@ -277,10 +293,10 @@ class _RootContainer(Node):
     def init(self, frame: Frame) -> None:
         self.inner.init(frame)
 
-    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+    def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         return self.inner.add(frame, slot, raw, value, ok, node)
 
-    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         return self.outer._wrap(self.inner.partial(frame, slot, value))
 
     def finalize(self, frame: Frame, raw: Any) -> Outcome:
@@ -296,215 +312,6 @@ class _RootContainer(Node):
         return self.outer._wrap(self.inner.partial_from_raw(raw)), False, error
 
 
-class SequenceNode(Node):
-    """A list, tuple, set or other sequence: its completed items and the open one."""
-
-    __slots__ = ("item", "items", "make", "plain")
-
-    def __init__(
-        self,
-        annotation: Any,
-        config: Optional[ConfigDict],
-        metadata: tuple[Any, ...],
-        origin: Any,
-        items: tuple[Any, ...],
-        variadic: bool,
-    ) -> None:
-        super().__init__(annotation, config, metadata)
-        self.is_container = True
-        # A fixed tuple has a node per position; anything else one for every item.
-        self.item: Optional[Node] = _build(items[0] if items else Any, config) if variadic else None
-        self.items = tuple(_build(item, config) for item in items) if not variadic else ()
-        self.make: Optional[Callable[[list[Any]], Any]] = _MAKERS.get(origin)
-        # A plain list or tuple validates item by item, as the items were validated when they completed: its value is
-        # the list of them, with no call into pydantic.
-        self.plain = not metadata and variadic and origin in (list, tuple)
-        self.passthrough = self.plain and self.item is not None and self.item.passthrough
-
-    def child(self, slot: Slot) -> Node:
-        if self.item is not None:
-            return self.item
-        return self.items[slot] if type(slot) is int and slot < len(self.items) else IGNORE
-
-    def for_container(self, is_list: bool) -> Node:
-        return self if is_list else Opaque(self)
-
-    def init(self, frame: Frame) -> None:
-        frame.values = []
-        frame.subst = None
-
-    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
-        frame.raws.append(raw)
-        frame.values.append(value)
-        if not ok:
-            frame.bad += 1
-        if not self.plain and node.passthrough and ok and (type(raw) is dict or type(raw) is list):
-            frame.substitute(len(frame.raws) - 1, value, True)
-        return None
-
-    def _shape(self, items: list[Any]) -> Any:
-        if self.make is None:
-            return items
-        try:
-            return self.make(items)
-        except TypeError:  # an unhashable partial item in a set
-            return items
-
-    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
-        items = frame.values.copy()
-        if value is not ABSENT:
-            items.append(value)
-        return self._shape(items)
-
-    def finalize(self, frame: Frame, raw: Any) -> Outcome:
-        if self.plain and not frame.bad:
-            return self._shape(frame.values), True, None
-        value = raw
-        if frame.subst:
-            value = raw.copy()
-            for index, item in frame.subst.items():
-                value[index] = item
-        value, ok, error = self.validate(value, raw)
-        if ok:
-            return value, True, None
-        return self._shape(frame.values.copy()), False, error
-
-
-class MappingNode(Node):
-    """A dict: its completed members and the open one, keys validated as the key type says."""
-
-    __slots__ = ("key", "value", "plain", "key_plain")
-
-    def __init__(
-        self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], key: Any, value: Any
-    ) -> None:
-        super().__init__(annotation, config, metadata)
-        self.is_container = True
-        self.key = _build(key, config)
-        self.value = _build(value, config)
-        self.key_plain = key is str or key is Any
-        self.plain = not metadata and self.key_plain
-        self.passthrough = self.plain and self.value.passthrough
-
-    def child(self, slot: Slot) -> Node:
-        return self.value
-
-    def for_container(self, is_list: bool) -> Node:
-        return Opaque(self) if is_list else self
-
-    def init(self, frame: Frame) -> None:
-        frame.values = {}
-        frame.subst = None
-
-    def add(self, frame: Frame, slot: Slot, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
-        frame.raws[slot] = raw
-        key: Any = slot
-        if not self.key_plain:
-            key, key_ok, _ = self.key.complete_scalar(slot)
-            if not key_ok:
-                frame.bad += 1
-                return None
-        if not ok:
-            frame.bad += 1
-        frame.values[key] = value
-        frame.substitute(slot, value, node.passthrough and ok and (type(raw) is dict or type(raw) is list))
-        return None
-
-    def partial(self, frame: Frame, slot: Optional[Slot], value: Any) -> Any:
-        values = frame.values.copy()
-        if slot is not None and self.key_plain:
-            if value is not ABSENT:
-                values[slot] = value
-            else:
-                values.pop(slot, None)  # a repeated key whose new value is not shown yet
-        return values
-
-    def finalize(self, frame: Frame, raw: Any) -> Outcome:
-        if self.plain and not frame.bad:
-            return frame.values, True, None
-        value = raw
-        if frame.subst:
-            value = raw.copy()
-            value.update(frame.subst)
-        value, ok, error = self.validate(value, raw)
-        if ok:
-            return value, True, None
-        return frame.values.copy(), False, error
-
-
-class UnionNode(Node):
-    """A union that is not discriminated: a container goes to its only member of that kind, or waits (a plain dict
-    or list) until it completes and the union's validation picks; a scalar is validated by the union."""
-
-    __slots__ = ("members",)
-
-    def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], members: list[Node]):
-        super().__init__(annotation, config, metadata)
-        self.is_container = any(member.is_container for member in members)
-        self.members = members
-        self.grows = any(member.grows for member in members)
-        # An instance of a member passes a union's validation as it is, unless metadata adds user code.
-        only_discriminator = all(getattr(item, "discriminator", None) is not None for item in metadata)
-        self.passthrough = only_discriminator and all(member.passthrough for member in members)
-
-    def open_scalar(self, raw: Any) -> Any:
-        for member in self.members:
-            value = member.open_scalar(raw)
-            if value is not ABSENT:
-                return value
-        return ABSENT
-
-    def for_container(self, is_list: bool) -> Node:
-        takers = [member for member in self.members if _takes(member, is_list)]
-        if len(takers) == 1 and not self.metadata:
-            return takers[0].for_container(is_list)
-        if not takers:
-            return Opaque(self)
-        return Undecided(self)
-
-
-class DiscriminatedNode(UnionNode):
-    """A union with a discriminator: an object shows as a plain dict until its discriminator completes, then as
-    the variant it names."""
-
-    __slots__ = ("key", "variants")
-
-    def __init__(
-        self,
-        annotation: Any,
-        config: Optional[ConfigDict],
-        metadata: tuple[Any, ...],
-        members: list[Node],
-        key: str,
-        variants: dict[Any, Node],
-    ) -> None:
-        super().__init__(annotation, config, metadata, members)
-        self.key = key
-        self.variants = variants
-
-    def for_container(self, is_list: bool) -> Node:
-        return Opaque(self) if is_list else Discriminating(self)
-
-
-_MAKERS: dict[Any, Callable[[list[Any]], Any]] = {
-    tuple: tuple,
-    set: set,
-    frozenset: frozenset,
-    deque: deque,
-    AbstractSet: set,
-    MutableSet: set,
-}
-
-
-def _takes(node: Node, is_list: bool) -> bool:
-    """Whether a union member can take a container of this kind."""
-    if isinstance(node, (AnyNode, UnionNode)):
-        return node.is_container
-    if isinstance(node, SequenceNode) or (isinstance(node, RootModelNode) and _takes(node.inner, is_list)):
-        return is_list
-    return isinstance(node, (ObjectNode, MappingNode))
-
-
 # --- Fields -------------------------------------------------------------------------------------------------------
 
 _INPUT_VALIDATOR_MODES = frozenset({"before", "wrap", "plain"})
@@ -515,13 +322,13 @@ _INPUT_VALIDATOR_MODES = frozenset({"before", "wrap", "plain"})
 _MODEL_FIELDS: weakref.WeakKeyDictionary[type, _Fields] = weakref.WeakKeyDictionary()
 
 
-def _model_fields(cls: type[BaseModel]) -> _Fields:
+def _model_fields(cls: type[BaseModel], build: Build) -> _Fields:
     found = _MODEL_FIELDS.get(cls)
     if found is None:
         if not cls.__pydantic_complete__:
             cls.model_rebuild()
         config = cls.model_config
-        found = _Fields(cls, config, dict(cls.model_fields), _no_subst(cls), config.get("extra") == "allow")
+        found = _Fields(cls, config, dict(cls.model_fields), _no_subst(cls), config.get("extra") == "allow", build)
         _MODEL_FIELDS[cls] = found
     return found
 

@@ -1,7 +1,9 @@
-"""Types and constants shared by both backends.
+"""What every floor of the package agrees on: the aliases, the sentinels, the result tuples of the tool-call helpers,
+the messages both backends raise with, the rule "the text so far, continued or restarted", and the numbers of the
+cost model.
 
-The reading rules live in the backends; this module holds what they must agree on: the ``MISSING`` sentinel, the
-result tuples of the tool-call helpers, and the numbers of the cost model.
+The reading rules live in the backends; this module is the lowest floor, imported by every other and importing none
+of them (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
@@ -9,10 +11,22 @@ from __future__ import annotations
 from typing import Any, NamedTuple, Optional, Union
 
 __all__ = [
+    "Key",
+    "Path",
+    "Piece",
     "MISSING",
     "MissingType",
+    "ABSENT",
     "ToolCallReplace",
     "ToolCallResult",
+    "continuation",
+    "CHANGE_IS_ABSTRACT",
+    "STR_AFTER_BYTES",
+    "APPEND_AFTER_FINISH",
+    "not_str",
+    "not_text",
+    "bytes_after_str",
+    "bad_report_depth",
     "REPORT_DEPTH_LIMIT",
     "PENDING_NUMBER_DISPLAY_LIMIT",
     "FREE_MEMBERS",
@@ -26,6 +40,13 @@ __all__ = [
     "PROSE_CONTINUES_AFTER_BRACKET",
     "checked_source_paths",
 ]
+
+Key = Union[str, int]
+"""A member's key or an array element's index."""
+Path = tuple[Key, ...]
+"""Where a value is, from the root: keys and indices."""
+Piece = Union[str, bytes, bytearray, memoryview]
+"""A piece of JSON text: ``str``, or UTF-8 bytes-like."""
 
 
 class MissingType:
@@ -59,6 +80,22 @@ MISSING = MissingType()
 """Returned by ``snapshot()`` before a value starts (falsy, a singleton, compare with ``is``)."""
 
 
+class _Absent:
+    """The type of :data:`ABSENT`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+
+ABSENT: Any = _Absent()
+"""Private to the package: "no value here" (a parser's value not started, a partial value with nothing to show yet, an
+event's missing field). It never reaches a user, so no value the package is given can be it. ``MISSING`` cannot play
+this part: users hold it and can hand it back (a validator may return it, an event may carry it), and a layer would
+take that value for "absent"."""
+
+
 class ToolCallReplace(NamedTuple):
     """Result of :meth:`ToolCallArgumentsStream.replace`."""
 
@@ -75,6 +112,35 @@ class ToolCallResult(NamedTuple):
     """The parsed arguments; ``{}`` where the text was malformed or not an object."""
     error: Optional[str]
     """``None``, or a message naming the problem and ending with ``Received arguments:`` and the text."""
+
+
+def continuation(held: str, text: str) -> Optional[str]:
+    """The rest of ``text`` after ``held``, where ``text`` continues the text held so far; None where it does not, and
+    the reader starts over with ``text`` (a provider's complete text so far wins over lost or garbled pieces)."""
+    return text[len(held) :] if text.startswith(held) else None
+
+
+# --- Messages both backends raise with ----------------------------------------------------------------------------
+
+CHANGE_IS_ABSTRACT = "JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange"
+STR_AFTER_BYTES = "this parser reads bytes; append() got str"
+APPEND_AFTER_FINISH = "append() after finish(): the stream has ended"
+
+
+def not_str(name: str, value: Any) -> str:
+    return f"{name} must be str, not {type(value).__name__}"
+
+
+def not_text(text: Any) -> str:
+    return f"append() takes str or bytes-like UTF-8, not {type(text).__name__}"
+
+
+def bytes_after_str(text: Any) -> str:
+    return f"this parser reads str; append() got {type(text).__name__}"
+
+
+def bad_report_depth(depth: Any) -> str:
+    return f"report_depth must be an int from 0 to {REPORT_DEPTH_LIMIT}, not {depth!r}"
 
 
 # A container nested more than this many levels deep is reported as one ``set`` when it closes.

@@ -1,0 +1,172 @@
+"""The nodes of collections: lists, tuples, sets and other sequences, and dicts; their members' nodes come from the
+item, key and value types (a fixed tuple: one per position)."""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import MutableSet
+from collections.abc import Set as AbstractSet
+from typing import Any, Callable, Optional
+
+from pydantic import ConfigDict
+
+from .._shared import ABSENT, Key
+from ._nodes import IGNORE, Build, Errors, Frame, Node, Opaque, Outcome
+
+_MAKERS: dict[Any, Callable[[list[Any]], Any]] = {
+    tuple: tuple,
+    set: set,
+    frozenset: frozenset,
+    deque: deque,
+    AbstractSet: set,
+    MutableSet: set,
+}
+
+
+class SequenceNode(Node):
+    """A list, tuple, set or other sequence: its completed items and the open one."""
+
+    __slots__ = ("item", "items", "make", "plain")
+
+    def __init__(
+        self,
+        annotation: Any,
+        config: Optional[ConfigDict],
+        metadata: tuple[Any, ...],
+        origin: Any,
+        items: tuple[Any, ...],
+        variadic: bool,
+        build: Build,
+    ) -> None:
+        super().__init__(annotation, config, metadata)
+        self.is_container = True
+        # A fixed tuple has a node per position; anything else one for every item.
+        self.item: Optional[Node] = build(items[0] if items else Any, config) if variadic else None
+        self.items = tuple(build(item, config) for item in items) if not variadic else ()
+        self.make: Optional[Callable[[list[Any]], Any]] = _MAKERS.get(origin)
+        # A plain list or tuple validates item by item, as the items were validated when they completed: its value is
+        # the list of them, with no call into pydantic.
+        self.plain = not metadata and variadic and origin in (list, tuple)
+        self.passthrough = self.plain and self.item is not None and self.item.passthrough
+
+    def child(self, slot: Key) -> Node:
+        if self.item is not None:
+            return self.item
+        return self.items[slot] if type(slot) is int and slot < len(self.items) else IGNORE
+
+    def for_container(self, is_list: bool) -> Node:
+        return self if is_list else Opaque(self)
+
+    def takes_container(self, is_list: bool) -> bool:
+        return is_list
+
+    def init(self, frame: Frame) -> None:
+        frame.values = []
+        frame.subst = None
+
+    def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        frame.raws.append(raw)
+        frame.values.append(value)
+        if not ok:
+            frame.bad += 1
+        if not self.plain and node.passthrough and ok and (type(raw) is dict or type(raw) is list):
+            frame.substitute(len(frame.raws) - 1, value, True)
+        return None
+
+    def _shape(self, items: list[Any]) -> Any:
+        if self.make is None:
+            return items
+        try:
+            return self.make(items)
+        except TypeError:  # an unhashable partial item in a set
+            return items
+
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
+        items = frame.values.copy()
+        if value is not ABSENT:
+            items.append(value)
+        return self._shape(items)
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        if self.plain and not frame.bad:
+            return self._shape(frame.values), True, None
+        value = raw
+        if frame.subst:
+            value = raw.copy()
+            for index, item in frame.subst.items():
+                value[index] = item
+        value, ok, error = self.validate(value, raw)
+        if ok:
+            return value, True, None
+        return self._shape(frame.values.copy()), False, error
+
+
+class MappingNode(Node):
+    """A dict: its completed members and the open one, keys validated as the key type says."""
+
+    __slots__ = ("key", "value", "plain", "key_plain")
+
+    def __init__(
+        self,
+        annotation: Any,
+        config: Optional[ConfigDict],
+        metadata: tuple[Any, ...],
+        key: Any,
+        value: Any,
+        build: Build,
+    ) -> None:
+        super().__init__(annotation, config, metadata)
+        self.is_container = True
+        self.key = build(key, config)
+        self.value = build(value, config)
+        self.key_plain = key is str or key is Any
+        self.plain = not metadata and self.key_plain
+        self.passthrough = self.plain and self.value.passthrough
+
+    def child(self, slot: Key) -> Node:
+        return self.value
+
+    def for_container(self, is_list: bool) -> Node:
+        return Opaque(self) if is_list else self
+
+    def takes_container(self, is_list: bool) -> bool:
+        return True  # any container: a list goes to for_container, which shows it whole once complete
+
+    def init(self, frame: Frame) -> None:
+        frame.values = {}
+        frame.subst = None
+
+    def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
+        frame.raws[slot] = raw
+        key: Any = slot
+        if not self.key_plain:
+            key, key_ok, _ = self.key.complete_scalar(slot)
+            if not key_ok:
+                frame.bad += 1
+                return None
+        if not ok:
+            frame.bad += 1
+        frame.values[key] = value
+        frame.substitute(slot, value, node.passthrough and ok and (type(raw) is dict or type(raw) is list))
+        return None
+
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
+        values = frame.values.copy()
+        if slot is not None and self.key_plain:
+            if value is not ABSENT:
+                values[slot] = value
+            else:
+                values.pop(slot, None)  # a repeated key whose new value is not shown yet
+        return values
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        if self.plain and not frame.bad:
+            return frame.values, True, None
+        value = raw
+        if frame.subst:
+            value = raw.copy()
+            value.update(frame.subst)
+        value, ok, error = self.validate(value, raw)
+        if ok:
+            return value, True, None
+        return frame.values.copy(), False, error
