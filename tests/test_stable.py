@@ -109,3 +109,19 @@ def test_malformed_text_never_raises(backend: ModuleType, text: str, cuts: list[
     data: Any = text.encode("utf-8", "surrogatepass") if as_bytes else text
     for snapshot in snapshots(backend, split_at(data, cuts), done_events=True):
         assert snapshot is MISSING or shown(snapshot)
+
+
+def test_the_adapters_read_stably_unless_told_not_to(backend: ModuleType) -> None:
+    from streaming_json.integrations import AnthropicToolCalls, OpenAIChatStructuredOutput
+
+    from .sdk_events import chat_chunk, content_delta, json_delta, tool_use_start
+
+    for stable, shown in [(True, {"timeout": 3}), (False, {})]:
+        calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream, stable=stable)
+        calls.feed(tool_use_start(0, "toolu_1", "bash"))
+        calls.feed(json_delta(0, '{"timeout": 3'))
+        (call,) = calls.feed(json_delta(0, "."))
+        assert call.arguments == shown
+        output = OpenAIChatStructuredOutput(parser_class=backend.StreamingJsonParser, stable=stable)
+        output.feed(chat_chunk(content_delta('{"timeout": 3')))
+        assert output.feed(chat_chunk(content_delta("."))) == shown

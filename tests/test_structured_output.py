@@ -378,9 +378,10 @@ class StandInModelStream:
 
     made: list[StandInModelStream] = []
 
-    def __init__(self, type_: Any, *, parser_class: Any = None) -> None:
+    def __init__(self, type_: Any, *, parser_class: Any = None, stable: bool = True) -> None:
         self.type_ = type_
         self.parser_class = parser_class
+        self.stable = stable
         self.pieces: list[str] = []
         StandInModelStream.made.append(self)
 

@@ -33,12 +33,16 @@ class StructuredOutput(ReadsEventFields):
     an error, and the value equals ``json.loads``' wherever that accepts the text (only raw control characters and
     stray backslashes inside strings, which models do emit, are repaired, as for tool calls). With ``model=``, a
     ``streaming_json.pydantic.ModelStream(model)`` gives typed partial values and one strict validation at the end.
-    ``parser_class`` is the parser of either (by default the backend's ``StreamingJsonParser``).
+    ``parser_class`` is the parser of either (by default the backend's ``StreamingJsonParser``); values read stably
+    (a value once shown stays shown) unless ``stable=False``.
     """
 
-    def __init__(self, model: Any = None, *, parser_class: Optional[Callable[..., Any]] = None) -> None:
+    def __init__(
+        self, model: Any = None, *, parser_class: Optional[Callable[..., Any]] = None, stable: bool = True
+    ) -> None:
         super().__init__()
         self._model = model
+        self._stable = stable
         self._parser_class: Callable[..., Any] = parser_class or StreamingJsonParser
         self.result: Optional[StructuredOutputResult] = None
         """The final value or the error, once done."""
@@ -55,11 +59,11 @@ class StructuredOutput(ReadsEventFields):
         self.value: Any = MISSING
         if self._model is None:
             self._typed: Any = None
-            self._parser: Any = self._parser_class(changes=False)  # snapshots alone: no change objects
+            self._parser: Any = self._parser_class(changes=False, stable=self._stable)  # snapshots alone: no changes
         else:
             from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
 
-            self._typed = ModelStream(self._model, parser_class=self._parser_class)
+            self._typed = ModelStream(self._model, parser_class=self._parser_class, stable=self._stable)
             self._parser = None
 
     @property

@@ -180,17 +180,21 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         self,
         *,
         models: Optional[Mapping[str, Any]] = None,
-        arguments_stream_class: Optional[Callable[[], ArgumentsStream]] = None,
+        arguments_stream_class: Optional[Callable[..., ArgumentsStream]] = None,
         parser_class: Optional[Callable[..., Any]] = None,
+        stable: bool = True,
     ) -> None:
         """``models`` maps tool names to types (a pydantic model, or any type ``TypeAdapter`` takes): calls to those
-        tools get typed partial values in ``parsed``.
+        tools get typed partial values in ``parsed``. The partial arguments read stably (``stable=True``: a value once
+        shown stays shown, so a UI does not flicker); ``stable=False`` gives the reference's reading.
 
         Where the package's backend is not the one wanted (a test of each, a wrapper that logs): the other calls'
-        argument streams are ``arguments_stream_class()`` (by default the backend's ``ToolCallArgumentsStream``), and
+        argument streams are ``arguments_stream_class(stable=...)`` (by default the backend's
+        ``ToolCallArgumentsStream``), and
         the typed calls' streams read with ``parser_class`` (by default the backend's ``StreamingJsonParser``)."""
         super().__init__()
-        self._arguments_stream_class: Callable[[], ArgumentsStream] = arguments_stream_class or ToolCallArgumentsStream
+        self._arguments_stream_class: Callable[..., ArgumentsStream] = arguments_stream_class or ToolCallArgumentsStream
+        self._stable = stable
         self._models: Mapping[str, Any] = models or {}
         self._parser_class = parser_class
         self._calls: list[LiveToolCall] = []
@@ -239,7 +243,10 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         would be left out of :meth:`finish` and never be done)."""
         changed = self._finish_open([key])
         model = self._models.get(name) if name is not None else None
-        stream = self._arguments_stream_class() if model is None else TypedArguments(model, "", self._parser_class)
+        if model is None:
+            stream: ArgumentsStream = self._arguments_stream_class(stable=self._stable)
+        else:
+            stream = TypedArguments(model, "", self._parser_class)
         call = LiveToolCall(key, id, name, stream)
         self._calls.append(call)
         self._open[key] = call

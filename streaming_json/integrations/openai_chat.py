@@ -137,9 +137,14 @@ class OpenAIChatStructuredOutput(StructuredOutput):
     """
 
     def __init__(
-        self, model: Any = None, *, choice: int = 0, parser_class: Optional[Callable[..., Any]] = None
+        self,
+        model: Any = None,
+        *,
+        choice: int = 0,
+        parser_class: Optional[Callable[..., Any]] = None,
+        stable: bool = True,
     ) -> None:
-        super().__init__(model, parser_class=parser_class)
+        super().__init__(model, parser_class=parser_class, stable=stable)
         self.choice = choice
         """The index of the choice read (with ``n > 1``)."""
 

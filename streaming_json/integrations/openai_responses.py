@@ -101,8 +101,10 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
     ``refusal``. ``model=`` gives typed values, as for :class:`OpenAIChatStructuredOutput`.
     """
 
-    def __init__(self, model: Any = None, *, parser_class: Optional[Callable[..., Any]] = None) -> None:
-        super().__init__(model, parser_class=parser_class)
+    def __init__(
+        self, model: Any = None, *, parser_class: Optional[Callable[..., Any]] = None, stable: bool = True
+    ) -> None:
+        super().__init__(model, parser_class=parser_class, stable=stable)
         self._part: Any = None  # (output_index, content_index) of the part being read
         self._part_start = 0  # where its text starts in the text
 

@@ -40,7 +40,8 @@ class ModelStream(Generic[T]):
     changes type. Completed parts are validated once; an invalid one stays partial and its error goes to
     ``errors``. ``finish()`` validates the complete text once, strictly.
 
-    ``parser_class`` picks the parser (a backend's ``StreamingJsonParser``; by default the package's).
+    ``parser_class`` picks the parser (a backend's ``StreamingJsonParser``; by default the package's); it reads
+    stably (``stable=True``: a value once shown stays shown), or with the reference's reading (``stable=False``).
     """
 
     __slots__ = (
@@ -48,6 +49,7 @@ class ModelStream(Generic[T]):
         "errors",
         "_root",
         "_parser_class",
+        "_stable",
         "_parser",
         "_read",
         "_take_snapshot",
@@ -69,20 +71,21 @@ class ModelStream(Generic[T]):
     JSON keys and indices. A part whose failure is explained by a failed part inside it is not listed again."""
 
     @overload
-    def __init__(self, type_: type[T], *, parser_class: Any = None) -> None: ...
+    def __init__(self, type_: type[T], *, parser_class: Any = None, stable: bool = True) -> None: ...
 
     @overload
-    def __init__(self: ModelStream[Any], type_: Any, *, parser_class: Any = None) -> None: ...
+    def __init__(self: ModelStream[Any], type_: Any, *, parser_class: Any = None, stable: bool = True) -> None: ...
 
-    def __init__(self, type_: Any, *, parser_class: Any = None) -> None:
+    def __init__(self, type_: Any, *, parser_class: Any = None, stable: bool = True) -> None:
         self.type_ = type_
         adapter(type_)  # a type pydantic cannot validate fails here, not in the middle of a stream
         self._root: Node = plan(type_)
         self._parser_class = parser_class if parser_class is not None else StreamingJsonParser
+        self._stable = stable
         self._start()
 
     def _start(self) -> None:
-        self._parser = self._parser_class(changes=False, done_events=True)
+        self._parser = self._parser_class(changes=False, done_events=True, stable=self._stable)
         self._read = self._parser.append
         self._take_snapshot = self._parser.snapshot
         self.errors = []
