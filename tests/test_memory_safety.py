@@ -185,3 +185,16 @@ def test_a_snapshot_mutated_into_a_cycle_is_collected(backend: ModuleType, text:
     del parser
     gc.collect()
     assert seen() is None, "a snapshot in a reference cycle was not collected"
+
+
+def test_repeated_and_colliding_keys_read_as_written(backend: ModuleType) -> None:
+    """The compiled core shares the str of a short key between members and parsers (a cache indexed by a hash of
+    the text): keys that fall on the same entry, Latin-1 ones, and the same key in many parsers read as written."""
+    keys = [f"k{index}" for index in range(3000)] + ["é", "ÿÿ", "", "a" * 32, "a" * 33, "ascii", "é" * 32]
+    document = {key: index for index, key in enumerate(keys)}
+    text = json.dumps(document, ensure_ascii=False)
+    for _ in range(2):  # the second parser finds the first one's keys in the cache
+        parser = backend.StreamingJsonParser(changes=False)
+        for start in range(0, len(text), 7):
+            parser.append(text[start : start + 7])
+        assert list(parser.snapshot(fresh=True).items()) == list(document.items())
