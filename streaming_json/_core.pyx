@@ -86,6 +86,7 @@ cdef Py_ssize_t STRING_CHARS_PER_COST = _shared.STRING_CHARS_PER_COST
 cdef Py_ssize_t SKIPPED_LINES_KEPT = _shared.SKIPPED_LINES_KEPT
 
 cdef Py_ssize_t SIGNAL_CHECK_CHARS = 1 << 20
+cdef codepoint MAX_CODEPOINT = 0x10FFFF
 
 cdef enum:
     # The characters the reading rules name.
@@ -674,11 +675,12 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                     char = data[position]
                     if char == QUOTE or char == BACKSLASH or (char == NEWLINE and lines):
                         break
-                    if char > maxchar:
-                        maxchar = char
+                    # The characters OR-ed: not the largest, but one of the same width class (below 128, 256,
+                    # 65,536), which is all a str's kind depends on, and no branch a character.
+                    maxchar |= char
                     position += 1
                 if position > start:
-                    store_run(parser, data + start, position - start, maxchar)
+                    store_run(parser, data + start, position - start, min(maxchar, MAX_CODEPOINT))
             if position == length:
                 break
             char = data[position]
