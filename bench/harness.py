@@ -10,9 +10,10 @@ A suite (``bench/suites/``) holds only its contenders, workloads and targets. It
 
 The rules of measurement, one place for all suites:
 
-- Interleaved rounds: each round runs every contender once, in an order that rotates by one each round, after
-  ``gc.collect()``; a cell is the median of the rounds (wall time, ``perf_counter``, or CPU time of this process,
-  ``process_time``, which leaves out the moments another process held the core on a shared machine).
+- Interleaved rounds: each round runs every contender once, in an order that rotates by one each round, after the
+  value of the one before it was freed and ``gc.collect()``; a cell is the median of the rounds (wall time,
+  ``perf_counter``, or CPU time of this process, ``process_time``, which leaves out the moments another process held
+  the core on a shared machine).
 - The cap, for the peers that re-read the whole buffer and would take hours on the long workloads: a ``capped``
   contender still running ``cap`` seconds after its start is stopped (``> 10 s (x% done)``, the share of pieces it
   was fed), and a ``budgeted`` one is not repeated once its runs add up to more than the cap. Ours and the floors
@@ -156,6 +157,7 @@ def measure(
             results[c.name] = Result()
     runnable = [c for c in contenders if not results[c.name].status]
     given_up: set[str] = set()
+    returned: Any = None
     for round_number in range(rounds):
         this_case = round_case(round_number) if round_case is not None else case
         shift = round_number % max(len(runnable), 1)
@@ -163,6 +165,9 @@ def measure(
             result = results[c.name]
             if result.status or c.name in given_up or (c.rounds is not None and round_number >= c.rounds):
                 continue
+            # The last contender's value is freed here, before the collection, and not inside the next one's time
+            # (the scripts before the harness timed freeing it, a 1.2 MB document's worth, as the next one's).
+            returned = None
             gc.collect()
             start, wall_start = clock(), perf_counter()
             try:

@@ -5,6 +5,7 @@ every contender checked, ours failing the run when wrong. A fake clock makes the
 from __future__ import annotations
 
 import json
+import weakref
 from importlib import import_module
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,27 @@ def test_rounds_rotate_the_order_and_cells_are_medians() -> None:
     assert log == ["a", "b", "b", "a", "a", "b"]
     assert results["a"].times == [1, 1, 1] and results["b"].median == 2
     assert results["a"].cell() == "1 s"
+
+
+def test_a_contenders_value_is_freed_before_the_next_one_is_timed() -> None:
+    # Freeing a large final value (a 1.2 MB document) costs milliseconds: it must not count in the next one's time.
+    class Value:
+        pass
+
+    alive: list[weakref.ref[Value]] = []
+    seen_alive: list[bool] = []
+
+    def builds(case: Any, deadline: float) -> Any:
+        value = Value()
+        alive.append(weakref.ref(value))
+        return value
+
+    def looks(case: Any, deadline: float) -> Any:
+        seen_alive.append(any(ref() is not None for ref in alive))
+        return "v"
+
+    harness.measure([Contender("builds", builds), Contender("looks", looks)], rounds=4, check=False)
+    assert seen_alive == [False, False, False, False]
 
 
 def test_a_capped_peer_is_stopped_with_its_share_and_skipped_on_larger_sizes() -> None:
