@@ -71,7 +71,8 @@ def _medians(contenders: list[Contender], rounds: int, expected: Any = None) -> 
     return {name: result.median for name, result in results.items()}  # type: ignore[misc]
 
 
-def done_event_rows(backend: ModuleType, rounds: int, scale: float) -> list[list[str]]:
+def done_event_rows(backend: ModuleType, rounds: int, scale: float, raw: dict[str, Any]) -> list[list[str]]:
+    """The table's rows; ``raw`` gets each workload's medians (seconds)."""
     rows = []
     for key in DONE_EVENT_KEYS:
         workload = workloads.build(key, scale)
@@ -80,6 +81,7 @@ def done_event_rows(backend: ModuleType, rounds: int, scale: float) -> list[list
         calls = [call.pieces for call in workload.calls]
         contenders = [_task("without", _each(backend, calls)), _task("with", _each(backend, calls, done_events=True))]
         medians = _medians(contenders, rounds, expected=[json.loads(call.text) for call in workload.calls])
+        raw[key] = medians
         extra = medians["with"] / medians["without"] - 1
         verdict = "ok" if extra <= DONE_EVENTS_BAR else "miss"
         rows.append(
@@ -98,7 +100,8 @@ def jsonl_text(size: int) -> str:
     return "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
 
 
-def floor_rows(backend: ModuleType, rounds: int, scale: float) -> list[list[str]]:
+def floor_rows(backend: ModuleType, rounds: int, scale: float, raw: dict[str, Any]) -> list[list[str]]:
+    """The table's rows; ``raw`` gets every contender's median (seconds)."""
     records = workloads.build("4", scale)
     assert records is not None
     text, pieces = records.calls[0].text, records.calls[0].pieces
@@ -134,6 +137,7 @@ def floor_rows(backend: ModuleType, rounds: int, scale: float) -> list[list[str]
         ],
         rounds,
     )
+    raw.update(medians)
     rows = []
     for title, ours, floor, bar in [
         (f"iter_items, {len(text) // 1000} KB records in 4 KB pieces", "items", "loads", 1.5),
@@ -171,10 +175,14 @@ def run(session: harness.Session) -> int:
         f"backend: {backend.__name__}, {rounds} rounds, medians of CPU time" + (", quick sizes" if args.quick else "")
     )
     print()
-    done_events = done_event_rows(backend, rounds, scale)
-    print(session.table(["workload", "without done events", "with", "extra"], done_events))
+    done_events: dict[str, Any] = {}
+    print(
+        session.table(
+            ["workload", "without done events", "with", "extra"], done_event_rows(backend, rounds, scale, done_events)
+        )
+    )
     print()
-    floors = floor_rows(backend, rounds, scale)
-    print(session.table(["what", "floor", "ours", "ours / floor"], floors))
+    floors: dict[str, Any] = {}
+    print(session.table(["what", "floor", "ours", "ours / floor"], floor_rows(backend, rounds, scale, floors)))
     session.raw.update({"backend": backend.__name__, "rounds": rounds, "done_events": done_events, "floors": floors})
     return 0
