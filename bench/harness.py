@@ -21,8 +21,10 @@ The rules of measurement, one place for all suites:
 - A contender's result is compared with the expected value (after its first run, or every run where contenders
   share objects): ``MISMATCH`` instead of a time where it differs, ``ERROR`` where it raised.
 
-Reports: ``table`` renders aligned text or markdown (``--markdown``), ``ratio`` and ``Targets`` give the ratios and
-the verdicts against the targets, ``environment`` the versions line, and ``Session.write_json`` the raw results.
+A contender in another interpreter or under a tool runs as a child from the repository root (``child_json``: it
+prints JSON). Reports: ``table`` renders aligned text or markdown (``--markdown``), ``ratio`` and ``Targets`` give the
+ratios and the verdicts against the targets, ``environment`` the versions line, ``Session.write_json`` the raw
+results.
 Like msgspec's benchmarks: one contract for every contender, one runner, JSON and versions out.
 """
 
@@ -35,6 +37,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -192,6 +195,16 @@ def measure(
             if c.budgeted and sum(result.times) > cap:
                 given_up.add(c.name)  # a slow contender gets fewer rounds: about one cap of time per case
     return results
+
+
+def child_json(command: Sequence[str], **options: Any) -> Any:
+    """Run a child process from the repository root (where ``python -m bench`` and this checkout's streaming_json
+    import, in any interpreter) and return the JSON it printed last: a contender in another interpreter (PyPy, Node)
+    or under a tool (callgrind) reports its times and final value this way."""
+    done = subprocess.run(list(command), capture_output=True, text=True, check=False, cwd=ROOT, **options)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} exited {done.returncode}:\n{done.stderr.strip()[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def warm_up(contenders: Iterable[Contender], samples: Iterable[Any]) -> None:

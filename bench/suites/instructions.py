@@ -113,7 +113,7 @@ def read_events(reader: str, api: str, shape: str, scale: float, marker: str) ->
     collect.stop()
     if arguments != json.loads(stream.text):
         sys.exit(f"{reader} read {api} {shape} events wrongly")
-    print(len(events))
+    print(json.dumps({"events": len(events)}))
 
 
 # --- Parent: the children, the table --------------------------------------------------------------------------------
@@ -125,17 +125,14 @@ def count(reader: str, api: str, shape: str, scale: float, marker: str, folder: 
     command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no"]
     command += [f"--callgrind-out-file={out}", sys.executable, "-m", "bench", "instructions"]
     command += ["--child", reader, api, shape, str(scale), marker]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False, cwd=harness.ROOT)
-    if done.returncode:
-        raise RuntimeError(f"{reader} {api} {shape}: {done.stderr.strip()[-500:]}")
+    read = harness.child_json(command, env={**os.environ, "PYTHONHASHSEED": "0"})
     totals = [
         int(line.split()[1])
         for path in Path(folder).glob(f"{out.name}*")
         for line in path.read_text().splitlines()
         if line.startswith("totals:")
     ]
-    return max(totals), int(done.stdout.split()[-1])
+    return max(totals), int(read["events"])
 
 
 def build_marker(folder: str) -> str:

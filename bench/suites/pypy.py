@@ -93,10 +93,7 @@ def _summary(times: list[float], warmup: int) -> dict[str, Any]:
 def _run_child(interpreter: str, backend: str, pieces_file: Path, warmup: int, runs: int) -> dict[str, Any]:
     command = [interpreter, "-m", "bench", "pypy", "--child", backend, "--pieces", str(pieces_file)]
     command += ["--warmup", str(warmup), "--runs", str(runs)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False, cwd=harness.ROOT)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr}")
-    result: dict[str, Any] = json.loads(done.stdout)
+    result: dict[str, Any] = harness.child_json(command)
     result.update(_summary(result["times"], warmup))
     return result
 
