@@ -5,6 +5,7 @@ every contender checked, ours failing the run when wrong. A fake clock makes the
 from __future__ import annotations
 
 import json
+import sys
 import weakref
 from importlib import import_module
 from pathlib import Path
@@ -140,6 +141,13 @@ def test_each_round_can_build_its_own_case() -> None:
     contenders = [Contender("reader", lambda case, deadline: seen.append(case) or case)]
     harness.measure(contenders, rounds=3, check=False, round_case=lambda number: f"round {number}")
     assert seen == ["round 0", "round 1", "round 2"]
+
+
+def test_a_child_reports_its_json_from_the_repository_root() -> None:
+    script = "import json, os, bench; print('warming up'); print(json.dumps({'cwd': os.getcwd()}))"
+    assert harness.child_json([sys.executable, "-c", script]) == {"cwd": str(harness.ROOT)}
+    with pytest.raises(RuntimeError, match="the child broke"):
+        harness.child_json([sys.executable, "-c", "import sys; sys.exit('the child broke')"])
 
 
 def test_tables_targets_and_the_environment() -> None:
