@@ -16,8 +16,8 @@ How. After one untimed warm-up run of every contender on small samples, the harn
 each workload (wall time, medians) with a cap of 10 s: a peer still running after the cap is stopped and not run
 again on that workload or on a larger one of its series (workload 7). A contender's first final value(s) are
 compared with ``json.loads`` of the text (MISMATCH otherwise). Peak memory of our two backends is measured in a
-separate, untimed run under ``tracemalloc``. The exit status is 1 when one of our backends gives a wrong value or
-raises, else 0.
+separate, untimed run under ``tracemalloc`` (on CPython). The exit status is 1 when one of our backends gives a
+wrong value or raises, else 0.
 
     python -m bench peers [--quick] [--repeats N] [--only 1,5,7] [--cap SECONDS] [--clock wall|cpu] [--json out.json]
 """
@@ -27,8 +27,8 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import platform
 import sys
-import tracemalloc
 import types
 from importlib import import_module
 from time import perf_counter
@@ -41,6 +41,8 @@ from bench.workloads import Workload
 PACKAGES = ("jiter", "pydantic-core", "partial-json-parser", "json-repair", "jsonriver", "ijson", "orjson")
 MARKDOWN = False
 
+# Peak memory needs tracemalloc and sys.getsizeof, which PyPy has not: there the time tables alone are printed.
+MEMORY_MEASURED = platform.python_implementation() == "CPython"
 ORDER = ["1", "2", "3", "4", "5", "6", "1x4", "1x16", "5x4", "5x16", "8"]
 SERIES = {"1": ["1", "1x4", "1x16"], "5": ["5", "5x4", "5x16"]}  # workload 7: scaling
 
@@ -304,6 +306,8 @@ def deep_size(value: Any) -> int:
 
 def peak_memory(c: Contender, workload: Workload) -> int:
     """Peak bytes allocated (tracemalloc) while streaming the workload, snapshots and final values included."""
+    import tracemalloc  # not on PyPy (MEMORY_MEASURED)
+
     gc.collect()
     tracemalloc.start()
     try:
@@ -391,6 +395,10 @@ def report(
         rows.append(["jiter/cython", *speedups, ""])
         out.append(session.table(["contender", *present, "last/first per char"], rows))
 
+    if not MEMORY_MEASURED:
+        out.append(f"\nPeak memory: not measured on {platform.python_implementation()} (no tracemalloc, no getsizeof)")
+        out.append("\n" + targets.summary())
+        return "\n".join(out)
     out.append(
         "\nPeak memory (tracemalloc, one untimed run, final values included) against the JSON text's UTF-8 size"
         " and the final value's deep sys.getsizeof (each object once)"
@@ -467,10 +475,12 @@ def run(session: harness.Session) -> int:
             skip=series,
         )
         series.update({n: f"> {cap:g} s at a smaller size" for n, r in results.items() if r.status == "stopped"})
-        memory: dict[str, Any] = {"value_deep_size": deep_size([json.loads(call.text) for call in workload.calls])}
-        for c in contenders:
-            if c.ours and results[c.name].median is not None:
-                memory[c.name] = peak_memory(c, workload)
+        memory: dict[str, Any] = {}
+        if MEMORY_MEASURED:
+            memory["value_deep_size"] = deep_size([json.loads(call.text) for call in workload.calls])
+            for c in contenders:
+                if c.ours and results[c.name].median is not None:
+                    memory[c.name] = peak_memory(c, workload)
         done.append((workload, results, memory))
 
     print(report(session, done, contenders, cap))
