@@ -11,6 +11,8 @@ STAMP := $(VENV)/.installed
 PYPY_VENV := .venv-pypy
 BENCH_VENV := .venv-bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
+REFERENCE_DIR := $(BENCH_VENV)/node
+REFERENCE_STAMP := $(REFERENCE_DIR)/.installed
 PYPY_STAMP := $(PYPY_VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
@@ -80,11 +82,19 @@ $(BENCH_STAMP): setup.py pyproject.toml
 # Every suite runs through one harness, `python -m bench SUITE` from the repository root (`python -m bench --list`).
 # The SDK helpers are timed in the test environment, which has the SDKs' newest releases (the users' peers); in the
 # bench environment instructor holds openai at an older one.
-bench: $(BENCH_STAMP) $(STAMP)
+bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
 	$(BENCH_VENV)/bin/python -m bench peers
 	$(BIN)/python -m bench sdk
 	$(BENCH_VENV)/bin/python -m bench features
 	$(BENCH_VENV)/bin/python -m bench typed
+	$(BENCH_VENV)/bin/python -m bench reference
+
+# The reference this library ports (the TypeScript module, as published on npm), for the reference suite: installed
+# beside the bench environment, outside the source tree.
+$(REFERENCE_STAMP): $(BENCH_STAMP)
+	mkdir -p $(REFERENCE_DIR)
+	npm install --silent --no-audit --no-fund --prefix $(REFERENCE_DIR) @earendil-works/pi-ai@1.6.0
+	touch $(REFERENCE_STAMP)
 
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris || true
