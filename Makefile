@@ -22,7 +22,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
+# _version.py: the installed metadata carries the version, so a new one reinstalls.
+$(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_version.py streaming_json/_core.pyx streaming_json/_core.pxd
 	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.1,<4" wheel
 	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,lint]'
 	$(BIN)/python -c 'import streaming_json as s; print("streaming_json backend:", s.BACKEND)'
@@ -45,7 +46,7 @@ $(PYPY_VENV)/bin/python:
 	$(PYPY) -m venv $(PYPY_VENV)
 	$(PYPY_VENV)/bin/python -m pip install --quiet --upgrade pip
 
-$(PYPY_STAMP): $(PYPY_VENV)/bin/python setup.py pyproject.toml
+$(PYPY_STAMP): $(PYPY_VENV)/bin/python setup.py pyproject.toml streaming_json/_version.py
 	$(PYPY_VENV)/bin/python -m pip install --quiet "setuptools>=77" wheel
 	@# pydantic-core's newest releases have no wheel for PyPy 3.9: take a pydantic whose core has one, not a Rust build.
 	$(PYPY_VENV)/bin/python -m pip install --quiet --only-binary=pydantic-core --no-build-isolation -e '.[test]'
