@@ -378,6 +378,7 @@ def test_parsers_can_be_subclassed(backend: ModuleType) -> None:
 # --- The stub ------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # runs mypy's stubtest
 @pytest.mark.skipif(NO_COMPILED_CORE is not None, reason=f"no compiled core to check the stub on: {NO_COMPILED_CORE}")
 def test_the_stub_describes_the_compiled_core() -> None:
     pytest.importorskip("mypy.stubtest", reason="mypy is not installed (the test extra installs it on CPython)")
