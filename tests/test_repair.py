@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from streaming_json import parse_json_with_repair, parse_tool_call_arguments, repair_json
 
-from .messages import not_an_object, not_valid_json
+from .messages import json_reason, not_an_object, not_valid_json
 from .strategies import examples, json_texts
 
 # --- repair_json ---------------------------------------------------------------------------------------------------
@@ -152,14 +152,15 @@ def test_repair_is_used_where_the_strict_parse_fails() -> None:
         ("NaN", "NaN is not valid JSON"),
         ("[Infinity]", "Infinity is not valid JSON"),
         ('{"a": -Infinity}', "-Infinity is not valid JSON"),
-        # The repaired text (the newline escaped) fails on NaN; the error is the original text's.
-        ('{"a": "\n", "b": NaN}', "Invalid control character at: line 1 column 8 (char 7)"),
+        # The repaired text (the newline escaped) fails on NaN; the error is the original text's: the raw newline,
+        # in the json module's words (PyPy's differ from CPython's).
+        ('{"a": "\n", "b": NaN}', None),
     ],
 )
-def test_nan_and_infinity_are_rejected(text: str, message: str) -> None:
+def test_nan_and_infinity_are_rejected(text: str, message: Optional[str]) -> None:
     with pytest.raises(ValueError) as raised:
         parse_json_with_repair(text)
-    assert str(raised.value) == message
+    assert str(raised.value) == (message or json_reason(text))
 
 
 @pytest.mark.parametrize("text", ["{", "[1,]", "{a: 1}", '{"a": 1} x', "", "'s'", '"a\nb" 1'])
