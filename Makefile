@@ -47,7 +47,8 @@ test: lint wheels
 	$(WHEELHOUSE) STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
 
-# The edit loop: what changes with the code, at a tenth of the hypothesis examples; `make test` runs everything.
+# The edit loop: every test but the slow and timing tiers (the markers in pyproject.toml), at a tenth of the hypothesis
+# examples; `make test` runs every tier.
 test-fast: $(STAMP)
 	STREAMING_JSON_EXAMPLES_SCALE=0.1 STREAMING_JSON_REQUIRE_COMPILED=1 \
 		$(BIN)/python -m pytest -q -m "not slow and not timing" -n 2 -p no:benchmark --durations=5
