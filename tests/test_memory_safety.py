@@ -36,6 +36,7 @@ def _parse_in_pieces(backend: ModuleType, text: str, as_bytes: bool) -> object:
     return parser.snapshot()
 
 
+@pytest.mark.slow  # 200,000 documents
 @cpython_only("sys.getallocatedblocks counts CPython's allocator blocks; PyPy's moving GC has no such count")
 def test_memory_stops_growing_over_200000_documents(backend: ModuleType) -> None:
     # A leaked reference or buffer per document shows as blocks that are never freed.
