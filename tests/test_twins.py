@@ -263,7 +263,7 @@ def test_change_classes_are_final(backend: ModuleType) -> None:
 
 def test_json_change_is_abstract(backend: ModuleType, request: pytest.FixtureRequest) -> None:
     expect_pending(request, backend, "abstract")
-    with pytest.raises(TypeError, match="^JsonChange is abstract: use SetChange, AppendChange or DoneChange$"):
+    with pytest.raises(TypeError, match="^JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange$"):
         backend.JsonChange()
 
 
