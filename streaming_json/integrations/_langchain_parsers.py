@@ -318,6 +318,8 @@ class _ToolCallsOutput(_Reading):
         return True, output
 
     def _show(self, calls: list[LiveToolCall]) -> tuple[bool, Any]:
+        if self._first_tool_only:
+            calls = calls[:1]  # the others change nothing shown
         shown = [(call.name, call.id, self._value_of(call)) for call in calls]
         if self._shown is not None and len(shown) == len(self._shown):
             same = self._same
