@@ -263,7 +263,8 @@ class JsonOutputParser(_LangChainJsonOutputParser):
     from the last one, built from the parser's changes rather than by comparing the two), then the final value of one
     strict parse if it differs. The JSON is the whole text or, as LangChain reads it, what follows a Markdown code
     fence. A cut or malformed output raises ``OutputParserException`` at the end of the stream (LangChain's ends on
-    the partial value); ``invoke`` is strict too.
+    the partial value); ``invoke`` is strict too. ``parser_class`` (not LangChain's) picks the parser, a backend's
+    ``StreamingJsonParser``, as for the adapters.
     """
 
     parser_class: Annotated[Optional[Callable[..., Any]], SkipValidation()] = None
@@ -435,10 +436,11 @@ class JsonOutputToolsParser(_LangChainJsonOutputToolsParser):
 
     Streaming, it yields the calls so far (``[{"args": {...}, "type": name}, ...]``, with ``"id"`` when
     ``return_id``; the first call alone with ``first_tool_only``) whenever a chunk changed them, read from the
-    chunks' ``tool_call_chunks`` by :class:`~streaming_json.integrations.langchain.LangChainToolCalls`, then the
+    chunks' ``tool_call_chunks`` by :class:`~streaming_json.integrations.LangChainToolCalls`, then the
     final calls of one strict parse each if they differ. A call whose arguments are cut or malformed raises
     ``OutputParserException`` at the end of the stream (LangChain's ends on partial arguments); ``invoke`` on an
     aggregated chunk parses its arguments strictly, and an ``invalid_tool_calls`` entry raises.
+    ``arguments_stream_class`` and ``parser_class`` (not LangChain's) pick the backend, as for the adapters.
     """
 
     arguments_stream_class: Annotated[Optional[Callable[..., Any]], SkipValidation()] = None
@@ -482,7 +484,8 @@ class PydanticToolsParser(_LangChainPydanticToolsParser):
     validated instance once it is done), then the final instances if they differ. Where LangChain validates every
     call's arguments again on every chunk and leaves out those that fail, each call here is validated once, when it
     ends: arguments that are cut, malformed or invalid, or a call to a tool not in ``tools``, raise
-    ``OutputParserException`` at the end of the stream.
+    ``OutputParserException`` at the end of the stream. ``arguments_stream_class`` and ``parser_class`` (not
+    LangChain's) pick the backend, as for the adapters.
     """
 
     arguments_stream_class: Annotated[Optional[Callable[..., Any]], SkipValidation()] = None

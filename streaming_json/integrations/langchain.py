@@ -1,8 +1,8 @@
 """LangChain and LangGraph: live tool calls from ``AIMessageChunk``\\ s, and LangChain's streaming output parsers,
 each piece read once.
 
-- :class:`LangChainToolCalls` reads the chunks of ``model.stream()``/``astream()``, their dict form, and LangGraph's
-  ``stream_mode="messages"`` parts. It imports no LangChain.
+- :class:`~streaming_json.integrations.LangChainToolCalls` reads the chunks of ``model.stream()``/``astream()``,
+  their dict form, and LangGraph's ``stream_mode="messages"`` parts. It imports no LangChain.
 - ``JsonOutputParser``, ``JsonOutputToolsParser`` and ``PydanticToolsParser`` are LangChain's parsers of the same
   names and fields, for ``model | parser`` chains: a user changes one import line. They are LangChain ``Runnable``\\ s,
   so the first use of one of these names imports ``langchain_core`` (``pip install 'streaming-json[langchain]'``).

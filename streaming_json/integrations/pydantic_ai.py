@@ -295,8 +295,9 @@ class PydanticAIStructuredOutput(StructuredOutput):
             self._append(text)
 
     def finish(self) -> Any:
-        """End the output: one strict validation of the complete arguments (see :class:`StructuredOutput`); the value
-        unwrapped from ``{"response": ...}`` where pydantic-ai wraps it."""
+        """End the output: one strict validation of the complete arguments, as for the SDK adapters' structured output;
+        the value unwrapped from ``{"response": ...}`` where pydantic-ai wraps it. Returns the same result when called
+        again."""
         if self.result is not None:
             return self.result
         result = super().finish()
