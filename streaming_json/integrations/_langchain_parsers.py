@@ -251,7 +251,7 @@ def _same_value(a: Any, b: Any) -> bool:
 
 
 def _patch_between(previous: Any, value: Any) -> list[dict[str, Any]]:
-    import jsonpatch  # type: ignore[import-untyped]  # LangChain's own dependency
+    import jsonpatch  # type: ignore[import-untyped, import-not-found, unused-ignore]  # LangChain's dependency
 
     return list(jsonpatch.make_patch(None if previous is MISSING else previous, value).patch)
 

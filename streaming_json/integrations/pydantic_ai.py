@@ -191,7 +191,8 @@ class PydanticAIStructuredOutput(StructuredOutput):
         if self._wrapped:
             from typing_extensions import TypedDict
 
-            model: Any = TypedDict("response", {"response": output_type})  # type: ignore[operator]
+            make_typed_dict: Any = TypedDict  # as pydantic-ai wraps the type
+            model: Any = make_typed_dict("response", {"response": output_type})
         else:
             model = output_type
         super().__init__(model, parser_class=parser_class, stable=stable)
@@ -218,7 +219,7 @@ class PydanticAIStructuredOutput(StructuredOutput):
             pass
         return self._feed(event)
 
-    @property  # type: ignore[override]
+    @property
     def value(self) -> Any:
         """The value so far: ``MISSING`` until it starts, partial while it streams, final once done (where it is
         valid)."""
@@ -257,21 +258,21 @@ class PydanticAIStructuredOutput(StructuredOutput):
             delta = get_field(event, "delta")
             if get_text(delta, "part_delta_kind") == _TOOL_CALL_DELTA:
                 arguments = get_field(delta, "args_delta")
-                text = _arguments_text(arguments)
+                delta_text = _arguments_text(arguments)
                 if isinstance(arguments, Mapping):
-                    self._replace_from(0, text or "")
-                elif text:
-                    self._append(text)
+                    self._replace_from(0, delta_text or "")
+                elif delta_text:
+                    self._append(delta_text)
         elif kind == "part_delta" and index in self._waiting:
             delta = get_field(event, "delta")
-            text = get_field(delta, "args_delta")
-            if isinstance(text, str):
+            piece = get_field(delta, "args_delta")
+            if isinstance(piece, str):
                 call_id, so_far = self._waiting[index]
-                self._waiting[index] = (call_id or get_text(delta, "tool_call_id"), so_far + text)
+                self._waiting[index] = (call_id or get_text(delta, "tool_call_id"), so_far + piece)
         elif kind == "part_end" and index == self._index and self._reading:
-            text = _arguments_text(get_field(get_field(event, "part"), "args"))
-            if text is not None:
-                self._replace_from(0, text)
+            whole = _arguments_text(get_field(get_field(event, "part"), "args"))
+            if whole is not None:
+                self._replace_from(0, whole)
             self._reading = False
             self.finish()
         elif kind == "part_end":
