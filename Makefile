@@ -19,7 +19,8 @@ PYPY_STAMP := $(PYPY_VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
 # (from `make bench`) warns that it cannot time under xdist, and warnings are errors: it is not loaded there.
-PYTEST_PARALLEL := -m "not timing" -n 2 -p no:benchmark
+# --dist loadgroup: the tests of one xdist_group share a worker (the framework tests: each framework imported once).
+PYTEST_PARALLEL := -m "not timing" -n 2 --dist loadgroup -p no:benchmark
 PYTEST_TIMING := -m timing
 DIST ?= dist
 # The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.

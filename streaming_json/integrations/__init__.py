@@ -8,7 +8,10 @@ One accumulator per API and purpose turns stream events into live values:
   :class:`AnthropicToolCalls` (``content_block_delta`` with ``input_json_delta`` ...);
 - structured output, as partial values, then one strict parse: :class:`OpenAIChatStructuredOutput`
   (``delta.content``), :class:`OpenAIResponsesStructuredOutput` (``response.output_text.delta``),
-  :class:`AnthropicStructuredOutput` (``text_delta``); ``model=`` gives typed values (``streaming_json.pydantic``).
+  :class:`AnthropicStructuredOutput` (``text_delta``); ``model=`` gives typed values (``streaming_json.pydantic``);
+- frameworks: :class:`LangChainToolCalls` (LangChain's chunks, LangGraph's ``stream_mode="messages"``;
+  LangChain's output parsers are in ``streaming_json.integrations.langchain``), :class:`PydanticAIToolCalls` and
+  :class:`PydanticAIStructuredOutput` (pydantic-ai's stream events); openai-agents' events are Responses events.
 
 Each takes the SDKs' event objects as well as plain dicts (as decoded from the server-sent events), and imports no
 SDK. ``feed(event)`` reads one event; ``stream(events)`` and ``astream(events)`` read a whole stream, an SDK stream
@@ -31,8 +34,10 @@ from __future__ import annotations
 from ._structured_output import StructuredOutputResult
 from ._tool_calls import ArgumentsStream, LiveToolCall
 from .anthropic import AnthropicStructuredOutput, AnthropicToolCalls
+from .langchain import LangChainToolCalls
 from .openai_chat import OpenAIChatStructuredOutput, OpenAIChatToolCalls
 from .openai_responses import OpenAIResponsesStructuredOutput, OpenAIResponsesToolCalls
+from .pydantic_ai import PydanticAIStructuredOutput, PydanticAIToolCalls
 
 __all__ = [
     "ArgumentsStream",
@@ -44,4 +49,7 @@ __all__ = [
     "OpenAIChatStructuredOutput",
     "OpenAIResponsesStructuredOutput",
     "AnthropicStructuredOutput",
+    "LangChainToolCalls",
+    "PydanticAIToolCalls",
+    "PydanticAIStructuredOutput",
 ]
