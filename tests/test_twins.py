@@ -263,7 +263,8 @@ def test_change_classes_are_final(backend: ModuleType) -> None:
 
 def test_json_change_is_abstract(backend: ModuleType, request: pytest.FixtureRequest) -> None:
     expect_pending(request, backend, "abstract")
-    with pytest.raises(TypeError, match="^JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange$"):
+    message = "^JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange$"
+    with pytest.raises(TypeError, match=message):
         backend.JsonChange()
 
 

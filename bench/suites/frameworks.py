@@ -46,9 +46,8 @@ from importlib import import_module
 from time import perf_counter
 from typing import Any, Callable, Optional
 
-from bench.harness import Contender, Result, Stopped
-
 from bench import harness, workloads
+from bench.harness import Contender, Result, Stopped
 
 PACKAGES = ("langchain-core", "pydantic-ai-slim", "pydantic", "pydantic-core")
 MARKDOWN = False
