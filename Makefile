@@ -57,20 +57,22 @@ test-pypy: $(PYPY_STAMP)
 	$(PYPY_VENV)/bin/python -m pytest -q -n 2 -p no:benchmark
 
 # The peers get a virtual environment of their own: instructor pins an older jiter, which takes openai back to a
-# release the test suite's SDK models do not match.
-$(BENCH_STAMP):
+# release the test suite's SDK models do not match. The bench extra pins every peer exactly (pyproject.toml), so that
+# two runs of `make bench` time the same peers.
+$(BENCH_STAMP): setup.py pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip "setuptools>=77" "Cython>=3.1,<4" wheel
 	$(BENCH_VENV)/bin/python -m pip install --quiet --no-build-isolation -e '.[bench]'
 	touch $(BENCH_STAMP)
 
+# Every suite runs through one harness, `python -m bench SUITE` from the repository root (`python -m bench --list`).
 # The SDK helpers are timed in the test environment, which has the SDKs' newest releases (the users' peers); in the
 # bench environment instructor holds openai at an older one.
 bench: $(BENCH_STAMP) $(STAMP)
-	$(BENCH_VENV)/bin/python bench/run.py
-	$(BIN)/python bench/sdk.py
-	$(BENCH_VENV)/bin/python bench/features.py
-	$(BENCH_VENV)/bin/python bench/typed.py
+	$(BENCH_VENV)/bin/python -m bench peers
+	$(BIN)/python -m bench sdk
+	$(BENCH_VENV)/bin/python -m bench features
+	$(BENCH_VENV)/bin/python -m bench typed
 
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris || true
