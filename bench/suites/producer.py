@@ -37,7 +37,7 @@ the one-character series once stopped. The bug pass then runs each peer and ours
 (hermes, llama3_json, mistral, deepseek_v31, kimi_k2): each real call alone as written, with prose around where the
 format has it, in token deltas (``token``); the same calls compact, indented or ASCII-escaped (``styled``); the calls
 up to 4,000 characters one character a delta (``1-char``); three calls to an output in wide deltas (``wide``) and in one
-delta (``whole``); a stream a peer takes more than 10 s over counts as ``too slow``. Each wrong stream is counted by
+delta (``whole``); a stream a peer takes more than 5 s over counts as ``too slow``. Each wrong stream is counted by
 what went wrong: arguments re-serialised (same value, other text), lost (none, or ``{}``), truncated (a prefix),
 corrupted (other text), extra text after them, a wrong name, a call lost or one too many, content lost or added
 (compared with whitespace runs collapsed: the newlines a format writes around its markers are not held against it).
@@ -55,6 +55,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import random
 import re
 from collections import Counter
@@ -81,7 +82,7 @@ MARKDOWN = True
 
 ROUNDS = 5
 CAP = 30.0  # seconds: a peer still running then is stopped, and not repeated once its runs add up to this
-BUG_CAP = 10.0  # seconds a peer may take over one stream of the bug pass
+BUG_CAP = 5.0  # seconds a peer may take over one stream of the bug pass
 ONE_CHAR_LONGEST = 4000  # the bug pass's one-character streams: the calls up to this many characters
 CHECK_EVERY = 64  # deltas between two deadline checks
 
@@ -98,7 +99,13 @@ class Format:
     prose: bool  # whether prose may stand around the calls (Llama 3's bare JSON opens the output)
 
 
-_DS = ("<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>")
+_DS = (
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁calls▁end｜>",
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁call▁end｜>",
+    "<｜tool▁sep｜>",
+)
 _KIMI = (
     "<|tool_calls_section_begin|>",
     "<|tool_calls_section_end|>",
@@ -306,7 +313,7 @@ def timed_cases(scale: float) -> list[Case]:
     return cases
 
 
-def SCALING(scale: float) -> list[tuple[str, int]]:  # noqa: N802  # the one-character series: label, size
+def SCALING(scale: float) -> list[tuple[str, int]]:  # the one-character series: label, size
     sizes = [(64, "64 KB"), (256, "256 KB"), (1024, "1 MB")]
     return [(label if scale == 1 else f"{int(kb * scale)} KB", int(kb * 1024 * scale)) for kb, label in sizes]
 
@@ -337,7 +344,9 @@ def bug_streams(fmt: Format, scale: float) -> dict[str, list[Stream]]:
             if len(call[1]) <= ONE_CHAR_LONGEST
         ],
         "wide": [make_stream(fmt, group, 40_000 + i, width=(8, 40), **prose(i)) for i, group in enumerate(threes)],
-        "whole": [make_stream(fmt, group, 50_000 + i, width=(10**9, 10**9), **prose(i)) for i, group in enumerate(threes)],
+        "whole": [
+            make_stream(fmt, group, 50_000 + i, width=(10**9, 10**9), **prose(i)) for i, group in enumerate(threes)
+        ],
     }
 
 
@@ -657,6 +666,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only-bugs", action="store_true", help="the bug pass only: no timing")
 
 
+def load() -> str:
+    """The machine's load averages (1, 5, 15 minutes), printed beside the figures: the machine is shared."""
+    return "load average " + ", ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
 def per_char(result: harness.Result, case: Case) -> Optional[float]:
     return None if result.median is None else result.median / case.chars * 1e9
 
@@ -673,6 +687,8 @@ def run(session: harness.Session) -> int:
     contenders = peers(hermes) + ours(hermes) + floors()
     status = 0
     print(harness.environment_line(session.env))
+    print()
+    print(f"Start: {load()}")
     print()
     if not args.only_bugs:
         status |= time_cases(session, contenders, scale, rounds, cap, clock)
@@ -711,7 +727,10 @@ def time_cases(
                 if result.status == "stopped":
                     stopped[name] = f"> {cap:g} s at a smaller size"
     names = [c.name for c in contenders]
-    rows = [[case.key, f"{case.chars:,}", f"{case.deltas:,}"] + [results[case.key][n].cell() for n in names] for case in cases]
+    rows = [
+        [case.key, f"{case.chars:,}", f"{case.deltas:,}"] + [results[case.key][n].cell() for n in names]
+        for case in cases
+    ]
     print(session.table(["workload", "chars", "deltas", *names], rows))
     print()
 
@@ -739,14 +758,21 @@ def time_cases(
         ratio_rows.append([case.key, vllm_cell, sglang_cell, layer_cell, layer_pure_cell, harness.format_ratio(pure)])
     print("Ratios (a/b = time of a / time of b on the same deltas; ours = the compiled core):")
     print()
-    print(session.table(["workload", "vllm/ours", "sglang/ours", "ours/bare", "ours-pure/bare-pure", "pure/ours"], ratio_rows))
+    print(
+        session.table(
+            ["workload", "vllm/ours", "sglang/ours", "ours/bare", "ours-pure/bare-pure", "pure/ours"], ratio_rows
+        )
+    )
     print()
 
     series = [by_key[f"1-char {label}"] for label, _ in SCALING(scale)]
     scaling_rows = []
     for name in ("ours", "ours-pure", "bare", "bare-pure", "vllm", "sglang"):
         figures = [per_char(results[case.key][name], case) for case in series]
-        cells = [f"{value:.0f}" if value is not None else results[case.key][name].cell() for value, case in zip(figures, series)]
+        cells = [
+            f"{value:.0f}" if value is not None else results[case.key][name].cell()
+            for value, case in zip(figures, series)
+        ]
         flat = figures[-1] / figures[0] if figures[0] and figures[-1] else None
         flat_cell = harness.format_ratio(flat)
         if name in ("ours", "ours-pure"):
@@ -758,6 +784,8 @@ def time_cases(
     print(session.table(["contender", *labels, f"{labels[-1]} / {labels[0]}"], scaling_rows))
     print()
     print(targets.summary())
+    print()
+    print(f"After the timing: {load()}")
     print()
     session.raw["timing"] = {
         case.key: {"chars": case.chars, "deltas": case.deltas, **{n: r.to_json() for n, r in results[case.key].items()}}
@@ -796,6 +824,8 @@ def report_bugs(session: harness.Session, scale: float) -> int:
     print("Wrong streams by cut:")
     print()
     print(session.table(["contender", "format", *cut_names], cut_rows))
+    print()
+    print(f"After the bug pass: {load()}")
     print()
     print("The smallest stream showing each fault:")
     print()
