@@ -10,13 +10,15 @@ STAMP := $(VENV)/.installed
 PYPY_VENV := .venv-pypy
 BENCH_VENV := .venv-bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
+PRODUCER_VENV := .venv-producer
+PRODUCER_STAMP := $(PRODUCER_VENV)/.installed
 PYPY_STAMP := $(PYPY_VENV)/.installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
 # (from `make bench`) warns that it cannot time under xdist, and warnings are errors: it is not loaded there.
 PYTEST_PARALLEL := -m "not timing" -n 2 -p no:benchmark
 PYTEST_TIMING := -m timing
 
-.PHONY: run test lint test-pypy bench fuzz annotate clean
+.PHONY: run test lint test-pypy bench bench-producer fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -74,6 +76,20 @@ bench: $(BENCH_STAMP) $(STAMP)
 	$(BENCH_VENV)/bin/python -m bench features
 	$(BENCH_VENV)/bin/python -m bench typed
 
+# vLLM's and SGLang's own tool parsers get an environment of their own (bench/producer-requirements.txt says what and
+# why): both pin releases of torch and openai that agree with nothing else here, so every package is pinned there and
+# installed with --no-deps, torch as the CPU build.
+$(PRODUCER_STAMP): bench/producer-requirements.txt setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
+	$(PYTHON) -m venv $(PRODUCER_VENV)
+	$(PRODUCER_VENV)/bin/python -m pip install --quiet --upgrade pip "setuptools>=77" "Cython>=3.1,<4" wheel
+	$(PRODUCER_VENV)/bin/python -m pip install --quiet --no-deps -r bench/producer-requirements.txt
+	$(PRODUCER_VENV)/bin/python -m pip install --quiet --no-build-isolation --no-deps -e .
+	touch $(PRODUCER_STAMP)
+
+# The producer suite (tool calls out of a model's raw output, against vLLM's and SGLang's parsers): about 40 minutes.
+bench-producer: $(PRODUCER_STAMP)
+	$(PRODUCER_VENV)/bin/python -m bench producer
+
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris || true
 	$(BIN)/python fuzz/run.py --minutes $${FUZZ_MINUTES:-60}
@@ -84,4 +100,4 @@ annotate: $(BIN)/python
 	@echo "annotated HTML: streaming_json/_core.html"
 
 clean:
-	rm -rf $(VENV) $(PYPY_VENV) $(BENCH_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html
+	rm -rf $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html
