@@ -360,13 +360,14 @@ class FirstRuns:
     ours 1.5x to 2x slower per character than at 64 KB; dropping them, it is flat)."""
 
     def __init__(self) -> None:
-        self._seen: set[int] = set()
+        self._seen: dict[int, Case] = {}  # by id, holding the case: a freed case's id may be a new case's
 
     def first(self, case: Case) -> bool:
         """Whether this is the case's first run (and note that it has had one)."""
-        seen = id(case) in self._seen
-        self._seen.add(id(case))
-        return not seen
+        if self._seen.get(id(case)) is case:
+            return False
+        self._seen[id(case)] = case
+        return True
 
     @staticmethod
     def keeper(keep: bool, extend: bool = False) -> tuple[Callable[[Any], Any], Optional[list[Any]]]:
