@@ -15,6 +15,8 @@ BENCH_VENV := .venv-bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
 REFERENCE_DIR := $(BENCH_VENV)/node
 REFERENCE_STAMP := $(REFERENCE_DIR)/.installed
+PRODUCER_VENV := .venv-producer
+PRODUCER_STAMP := $(PRODUCER_VENV)/.installed
 PYPY_STAMP := $(PYPY_VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
@@ -26,7 +28,7 @@ DIST ?= dist
 # The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.
 WHEELHOUSE := STREAMING_JSON_WHEELHOUSE=$(abspath $(DIST))
 
-.PHONY: run test test-fast lint docs wheels test-pypy bench fuzz annotate clean
+.PHONY: run test test-fast lint docs wheels test-pypy bench bench-producer fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -126,6 +128,20 @@ $(REFERENCE_STAMP): $(BENCH_STAMP)
 	npm install --silent --no-audit --no-fund --prefix $(REFERENCE_DIR) @earendil-works/pi-ai@1.6.0
 	touch $(REFERENCE_STAMP)
 
+# vLLM's and SGLang's own tool parsers get an environment of their own (bench/producer-requirements.txt says what and
+# why): both pin releases of torch and openai that agree with nothing else here, so every package is pinned there and
+# installed with --no-deps, torch as the CPU build.
+$(PRODUCER_STAMP): bench/producer-requirements.txt setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
+	$(PYTHON) -m venv $(PRODUCER_VENV)
+	$(PRODUCER_VENV)/bin/python -m pip install --quiet --upgrade pip "setuptools>=77" "Cython>=3.1,<4" wheel
+	$(PRODUCER_VENV)/bin/python -m pip install --quiet --no-deps -r bench/producer-requirements.txt
+	$(PRODUCER_VENV)/bin/python -m pip install --quiet --no-build-isolation --no-deps -e .
+	touch $(PRODUCER_STAMP)
+
+# The producer suite (tool calls out of a model's raw output, against vLLM's and SGLang's parsers): about 40 minutes.
+bench-producer: $(PRODUCER_STAMP)
+	$(PRODUCER_VENV)/bin/python -m bench producer
+
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris || true
 	$(BIN)/python fuzz/run.py --minutes $${FUZZ_MINUTES:-60}
@@ -136,4 +152,4 @@ annotate: $(BIN)/python
 	@echo "annotated HTML: streaming_json/_core.html"
 
 clean:
-	rm -rf $(VENV) $(PYPY_VENV) $(BENCH_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html
+	rm -rf $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html

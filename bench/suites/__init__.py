@@ -35,6 +35,11 @@ SUITES = {
         Suite("features", "done events, iter_items, JSON Lines and prose against their floors", "the bench extra"),
         Suite("pypy", "the pure backend on PyPy against the compiled core on CPython, cold and warm", "pypy3"),
         Suite("instructions", "our adapters' instructions per event over the parser, callgrind", "valgrind, gcc"),
+        Suite(
+            "producer",
+            "ModelOutputStream against vLLM's and SGLang's own tool parsers, and their bugs",
+            "make bench-producer",
+        ),
         Suite("snapshot_cost", "the copy-credit rule's weights, and a deep open path's cost", "the compiled core"),
         Suite("frameworks", "LangChain's and pydantic-ai's own streaming against our adapters", "the test extra"),
         Suite("reference", "the compiled core against the TypeScript reference on V8, and a baseline", "node"),
