@@ -186,10 +186,11 @@ class ModelOutputStream:
         self._call_depth = 0  # 0: the JSON is one call (or its arguments); 1: an array of calls
         self._element: Any = None  # in an array of calls: the index of the call object being read
         self._arguments_end_seen = False
-        # The call whose arguments stream as source text now, and the path object of their source changes: a piece
-        # that only continues them takes feed's fast path.
+        # The call whose arguments stream as source text now, and the path object of their source changes; and what
+        # feed's fast path needs to continue them, set after each piece where the next one may take it.
         self._streaming_call: Optional[_Call] = None
         self._streaming_path: Any = None
+        self._fast: Optional[tuple[Callable[[str], list[Any]], Any, str, Callable[[str], None], int]] = None
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
@@ -200,23 +201,28 @@ class ModelOutputStream:
 
     def feed(self, text: Union[str, bytes, bytearray, memoryview]) -> list[ModelOutputEvent]:
         """Read the next piece of the output; return the events it completed, in order."""
-        call = self._streaming_call
-        if call is not None and type(text) is str and not self._held:
+        fast = self._fast
+        if fast is not None and type(text) is str:
             # The usual piece: more of a call's arguments, and no marker's first character in it. One append, one
-            # event, in the list the parser returned. (After finish() no call streams.)
-            first = self._stop_first
-            if first not in text if first is not None else not _holds_any(text, self._stop_firsts):
-                changes: list[Any] = self._parser.append(text)
-                if len(changes) == 1:
-                    change = changes[0]
-                    if change.path is self._streaming_path and not change.last:
+            # event, in the list the parser returned. (Nothing is held back, and after finish() no call streams.)
+            append, path, first, keep, index = fast
+            if first not in text:
+                changes: list[Any] = append(text)
+                try:
+                    (change,) = changes
+                except ValueError:  # several changes, or none: the general path reads them
+                    pass
+                else:
+                    # A lone change of the arguments' path is more of them: where they end, the parser also
+                    # reports their value whole or the root's end (see _begin_json).
+                    if change.path is path:
                         piece = change.text
-                        call.chunks.append(piece)
-                        changes[0] = _new(ArgumentsDelta, (call.index, piece))
+                        keep(piece)
+                        changes[0] = _new(ArgumentsDelta, (index, piece))
                         return changes
                 self._events = []
                 self._read(text, self._read_json_changes(changes, len(text)))
-                return self._events
+                return self._settle()
         if self._finished:
             raise ValueError("feed() after finish(): the output has ended")
         if type(text) is not str:
@@ -230,6 +236,16 @@ class ModelOutputStream:
                 return [_new(ContentDelta, (text,))] if text else []  # plain content, no marker in sight
         self._events = []
         self._read(text, 0)
+        return self._settle()
+
+    def _settle(self) -> list[ModelOutputEvent]:
+        """The piece's events; and, where the next piece may take feed's fast path (a call's arguments stream,
+        nothing is held back, the stop markers begin with one character), what it needs."""
+        call = self._streaming_call
+        if call is not None and not self._held and self._stop_first is not None:
+            self._fast = (self._parser.append, self._streaming_path, self._stop_first, call.chunks.append, call.index)
+        else:
+            self._fast = None
         return self._events
 
     def _read(self, text: str, position: int) -> None:
@@ -244,6 +260,7 @@ class ModelOutputStream:
         if self._finished:
             return []
         self._finished = True
+        self._fast = None
         events: list[Any] = []
         self._events = events
         if self._decoder is not None:
@@ -506,7 +523,9 @@ class ModelOutputStream:
         self._element = None
         if self.format.payload == "arguments":
             self._call_depth = 0
-            self._parser = self._parser_class(changes=False, source_paths=_ROOT_PATHS)
+            # The root's done event comes with the last piece of its source: a lone source change is never the last
+            # (feed's fast path relies on it), and nothing inside the root is reported (report_depth=0).
+            self._parser = self._parser_class(changes=False, done_events=True, report_depth=0, source_paths=_ROOT_PATHS)
         else:
             depth = 1 if first == "[" else 0
             self._call_depth = depth
@@ -553,10 +572,10 @@ class ModelOutputStream:
                 call = self._call
                 if call is not None:
                     for change in changes:
-                        self._emit_arguments(call, change.text)
-                    last = changes[-1]
-                    self._streaming_call = None if last.last else call
-                    self._streaming_path = last.path
+                        if change.kind == "source":
+                            self._emit_arguments(call, change.text)
+                            self._streaming_call = None if change.last else call
+                            self._streaming_path = change.path
             else:
                 self._read_call_changes(changes)
         parser = self._parser
