@@ -104,7 +104,7 @@ def test_chat_choices_finish_separately(backend: ModuleType) -> None:
     assert calls.feed(chat_chunk(finish_choice(choice=1))) == [calls.calls[1]]
     first, second = calls.calls
     assert not first.done and second.done and second.arguments == {"q": "b"}
-    assert calls.finish() == [first]
+    assert calls.feed(chat_chunk(finish_choice(choice=0))) == [first]
     assert first.arguments == {"q": "a"} and calls.finish() == []
 
 
@@ -228,7 +228,8 @@ def test_responses_a_new_item_at_an_open_index_ends_the_call_there(backend: Modu
     assert changed == [first, second]
     assert first.done and first.arguments == {"a": 1} and not second.done
     calls.feed(arguments_delta(0, "fc_2", '{"b": 2}'))
-    assert calls.finish() == [second] and second.done and second.arguments == {"b": 2}
+    assert calls.feed(response_event("completed", "completed")) == [second]
+    assert second.done and second.arguments == {"b": 2} and calls.finish() == []
 
 
 def test_responses_malformed_arguments_end_with_an_error(backend: ModuleType) -> None:
