@@ -42,9 +42,16 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("pydantic._stream", "pydantic._items"),
     ("pydantic", "pydantic.*"),
     # LLM SDKs' stream events: reading fields and sources; the accumulators; one module per API; the facade.
-    ("integrations._fields", "integrations._sources"),
+    ("integrations._fields", "integrations._sources", "integrations._sse", "integrations._paths"),
     ("integrations._tool_calls", "integrations._structured_output"),
-    ("integrations.anthropic", "integrations.openai_chat", "integrations.openai_responses"),
+    (
+        "integrations.anthropic",
+        "integrations.openai_chat",
+        "integrations.openai_responses",
+        "integrations.gemini",
+        "integrations.bedrock",
+        "integrations.cohere",
+    ),
     ("integrations", "integrations.*"),
     # Model output, for inference servers: the events, the formats as data and the marker search; the stream and
     # the renderers; the facade.

@@ -7,7 +7,7 @@ from typing import Any, Callable, Generic, Optional, Protocol, TypeVar, cast
 
 from .._backend import ToolCallArgumentsStream
 from .._repair import parse_tool_call_arguments, value_start
-from .._shared import ABSENT, MISSING, JsonProblem, ToolCallReplace, ToolCallResult, continuation
+from .._shared import ABSENT, MISSING, JsonProblem, ProblemKind, ToolCallReplace, ToolCallResult, continuation
 from ._fields import ReadsEventFields
 from ._sources import aentered, entered
 
@@ -197,10 +197,15 @@ class LiveToolCall:
 
     def _cut(self, reason: str) -> None:
         """End the call as cut off (``reason``: how), whatever its text: the API did not end it."""
+        self._fail("incomplete", reason)
+
+    def _fail(self, kind: ProblemKind, reason: str) -> None:
+        """End the call with a problem of ``kind`` that its text alone does not show (``reason``: what)."""
         text = self.text
-        problem = JsonProblem.at(text, "incomplete", len(text), reason)
-        message = f"Tool call arguments are incomplete: {reason}.\nReceived arguments: {text}"
-        self.result = ToolCallResult({}, message, problem)
+        offset = len(text) if kind == "incomplete" else value_start(text)
+        adjective = "incomplete" if kind == "incomplete" else "malformed"
+        message = f"Tool call arguments are {adjective}: {reason}.\nReceived arguments: {text}"
+        self.result = ToolCallResult({}, message, JsonProblem.at(text, kind, offset, reason))
         self.arguments = {}
         self.done = True
         if isinstance(self._stream, TypedArguments):
