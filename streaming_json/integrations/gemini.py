@@ -68,20 +68,29 @@ class GeminiToolCalls(ToolCallAccumulator[Any]):
         super().__init__(*args, **kwargs)
         self._writers: dict[Any, tuple[LiveToolCall, ArgumentsWriter]] = {}  # per candidate: its streamed call
         self._counts: dict[Any, int] = {}  # per candidate: how many calls it started
+        self._last: Any = None  # (candidate index, call, writer) of the streamed call written last
 
     def feed(self, chunk: Any) -> list[LiveToolCall]:
         """Read one chunk; return the calls it changed."""
-        # The fast path: one candidate, one part, one more piece of the string a streamed call left open.
+        # The fast path: one candidate, one part, one more piece of the string a streamed call left open. Any other
+        # shape raises here or fails a check below: the general path. ``_last`` is the streamed call written last,
+        # which the next fragment most likely continues (see OpenAIChatToolCalls.feed).
         try:
+            index, call, writer = self._last
             if type(chunk) is dict:
                 (candidate,) = chunk["candidates"]
                 (part,) = candidate["content"]["parts"]
                 function_call = part["functionCall"]
                 (fragment,) = function_call["partialArgs"]
-                path, piece = fragment["jsonPath"], fragment["stringValue"]
-                going_on = fragment.get("willContinue") and function_call.get("willContinue")
-                plain = going_on and "finishReason" not in candidate and "name" not in function_call
-                index = candidate.get("index", 0)
+                piece = fragment["stringValue"]
+                plain = (
+                    fragment["jsonPath"] == writer.string_path
+                    and fragment.get("willContinue")
+                    and function_call.get("willContinue")
+                    and "finishReason" not in candidate
+                    and "name" not in function_call
+                    and candidate.get("index", 0) == index
+                )
             else:
                 fields_of = self._fields_of
                 (candidate,) = fields_of(chunk)["candidates"]
@@ -90,14 +99,18 @@ class GeminiToolCalls(ToolCallAccumulator[Any]):
                 function_call = fields_of(fields_of(part)["function_call"])
                 (fragment,) = function_call["partial_args"]
                 fragment = fields_of(fragment)
-                path, piece = fragment["json_path"], fragment["string_value"]
-                going_on = fragment["will_continue"] and function_call["will_continue"]
-                plain = going_on and candidate["finish_reason"] is None and function_call["name"] is None
-                index = candidate["index"] or 0
-            call, writer = self._writers[index]
+                piece = fragment["string_value"]
+                plain = (
+                    fragment["json_path"] == writer.string_path
+                    and fragment["will_continue"]
+                    and function_call["will_continue"]
+                    and candidate["finish_reason"] is None
+                    and function_call["name"] is None
+                    and (candidate["index"] or 0) == index
+                )
         except (AttributeError, LookupError, TypeError, ValueError):
             return self._feed(chunk)
-        if plain and type(piece) is str and path == writer.string_path:
+        if plain and type(piece) is str and not call.done:
             if not piece:
                 return []
             call.arguments = call._append_piece(escaped(piece))
@@ -155,6 +168,7 @@ class GeminiToolCalls(ToolCallAccumulator[Any]):
         if isinstance(arguments, dict):
             call._replace(writer.whole(arguments))
             changed.append(call)
+        self._last = (index, call, writer)
         for fragment in fragments:
             if self._write(call, writer, fragment):
                 changed.append(call)
