@@ -373,3 +373,28 @@ def test_typed_structured_output_problems(backend: ModuleType) -> None:
         output.feed(chat_chunk(content_delta(text)))
         output.feed(chat_chunk(finish_choice(reason="stop")))
         assert output.problem is not None and output.problem.kind == kind, text
+
+
+def test_responses_failed_cuts_every_open_call(backend: ModuleType) -> None:
+    calls = OpenAIResponsesToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
+    for event in [
+        item_added(0, "fc_1", "call_1", "search"),
+        responses_arguments_delta(0, "fc_1", '{"q": "a"}'),
+        item_added(1, "fc_2", "call_2", "search"),
+        response_event("failed", "failed"),
+    ]:
+        calls.feed(event)
+    assert [(call.done, call.problem.kind if call.problem else None) for call in calls.calls] == [
+        (True, "incomplete"),
+        (True, "incomplete"),
+    ]
+    assert all(call.problem is not None and call.problem.detail == "the response failed" for call in calls.calls)
+
+
+def test_anthropic_context_window_stop_is_a_length_stop(backend: ModuleType) -> None:
+    events = [message_start(), tool_use_start(0, "toolu_1", "write_file"), json_delta(0, '{"path": "a'), block_stop(0)]
+    calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
+    for event in [*events, *message_end("model_context_window_exceeded")]:
+        calls.feed(event)
+    (call,) = calls.calls
+    assert call.problem is not None and "model_context_window_exceeded" in call.problem.detail
