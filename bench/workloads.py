@@ -1,7 +1,8 @@
 """The benchmark's workloads: JSON texts and the pieces they arrive in, generated deterministically.
 
 Every workload is a list of calls; a call is one JSON text and the pieces it is streamed in (one parser per call).
-Only the real-corpus workload has more than one call. ``scale`` shrinks the generated sizes (``--quick``).
+Only the real-corpus workload has more than one call. ``scale`` shrinks the generated sizes (``--quick``). Every
+suite builds its cases from these, so that two suites time the same text.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from pathlib import Path
 
 BATCH = 256  # pieces between two deadline checks of an incremental contender
 
-CORPUS = Path(__file__).resolve().parent.parent.parent / "shared" / "corpora" / "llm-tool-calls" / "tool_calls.jsonl"
+# The real tool calls, as the tests read them (tests/data/llm_tool_calls.README.md says where they come from).
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "llm_tool_calls.jsonl"
 
 # Real Python source: standard-library modules, read in this order and cycled when more text is needed.
 SOURCE_MODULES = (
@@ -189,8 +191,8 @@ def integer_array(scale: float) -> Workload:
 
 
 def real_corpus(scale: float) -> Workload | None:
-    """The real tool calls, one call per line, each in token pieces; None where the corpus is not beside the repo.
-    A ``scale`` below 1 keeps every n-th call."""
+    """The real tool calls, one call per line, each in token pieces; None where the corpus is missing (a copy of
+    bench/ without tests/). A ``scale`` below 1 keeps every n-th call."""
     if not CORPUS.exists():
         return None
     lines = [line for line in CORPUS.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -24,7 +24,7 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
-from libc.string cimport memcpy
+from libc.string cimport memcmp, memcpy
 
 from collections import deque
 
@@ -86,6 +86,7 @@ cdef Py_ssize_t STRING_CHARS_PER_COST = _shared.STRING_CHARS_PER_COST
 cdef Py_ssize_t SKIPPED_LINES_KEPT = _shared.SKIPPED_LINES_KEPT
 
 cdef Py_ssize_t SIGNAL_CHECK_CHARS = 1 << 20
+cdef codepoint MAX_CODEPOINT = 0x10FFFF
 
 cdef enum:
     # The characters the reading rules name.
@@ -425,6 +426,36 @@ cdef inline DoneChange new_done(tuple path, object value):
     return change
 
 
+# Keys repeat (the members of records, the arguments of calls to one tool): a key's str is made once and shared by
+# every parser while the cache holds it, as json.loads' memo and orjson's key cache do. That saves an allocation a
+# member, and hashing the key again when it goes into a dict (a str keeps its hash). Short Latin-1 keys only: the
+# cache is a table indexed by a hash of the text, an entry replaced by the next key that falls on it.
+cdef enum:
+    KEY_CACHE_SIZE = 512
+    KEY_CACHE_LONGEST = 32
+cdef PyObject* KEY_CACHE[KEY_CACHE_SIZE]
+
+
+cdef object shared_key(const uint8_t* text, Py_ssize_t length, codepoint maxchar):
+    """A key's str: the one made for the same text before where the cache holds it, else a new one it keeps."""
+    cdef uint32_t hash = 2166136261u  # FNV-1a
+    cdef Py_ssize_t index
+    cdef PyObject* cached
+    for index in range(length):
+        hash = (hash ^ text[index]) * 16777619u
+    index = (hash ^ (hash >> 16)) & (KEY_CACHE_SIZE - 1)
+    cached = KEY_CACHE[index]
+    if (cached != NULL and PyUnicode_GET_LENGTH(<object>cached) == length
+            and memcmp(PyUnicode_DATA(<object>cached), text, length) == 0):
+        return <object>cached
+    key = PyUnicode_New(length, maxchar)
+    memcpy(PyUnicode_DATA(key), text, length)
+    Py_XDECREF(cached)
+    Py_INCREF(key)
+    KEY_CACHE[index] = <PyObject*>key
+    return key
+
+
 cdef inline SourceChange new_source(tuple path, str text, bint last):
     cdef SourceChange change = SourceChange.__new__(SourceChange)
     change.path = path
@@ -644,11 +675,12 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                     char = data[position]
                     if char == QUOTE or char == BACKSLASH or (char == NEWLINE and lines):
                         break
-                    if char > maxchar:
-                        maxchar = char
+                    # The characters OR-ed: not the largest, but one of the same width class (below 128, 256,
+                    # 65,536), which is all a str's kind depends on, and no branch a character.
+                    maxchar |= char
                     position += 1
                 if position > start:
-                    store_run(parser, data + start, position - start, maxchar)
+                    store_run(parser, data + start, position - start, min(maxchar, MAX_CODEPOINT))
             if position == length:
                 break
             char = data[position]
@@ -1308,6 +1340,8 @@ cdef class StreamingJsonParser:
         self._mode = STRUCTURE
         if self._string_role == ROLE_DROPPED:
             value = None
+        elif self._string_role == ROLE_KEY and self._string_kind == 1 and self._string_length <= KEY_CACHE_LONGEST:
+            value = shared_key(<const uint8_t*>self._string_buffer, self._string_length, self._string_maxchar)
         else:
             value = piece if whole_in_piece and piece is not None else self._string_slice(0)
         self._string_length = self._string_flushed = 0  # a closed string is no longer part of the copy cost

@@ -1201,8 +1201,9 @@ def _compile_loops_apart_on_pypy() -> None:
     PyPy's JIT inlines the functions a traced loop calls. Inlined into the caller's loop over pieces, ``_read`` and
     ``_build_snapshot`` enter their own loops from a different trace for every combination of what a piece holds
     (a key, a number, the end of a string, ...), and the JIT keeps compiling bridges for new combinations. Called as
-    functions of their own, each is compiled once, with a bridge per kind of token. Measured with bench/pypy.py:
-    structured output in token pieces 3x faster once warm, the real corpus 20 % faster, and JIT warm-up shorter.
+    functions of their own, each is compiled once, with a bridge per kind of token. Measured with
+    ``python -m bench pypy``: structured output in token pieces 3x faster once warm, the real corpus 20 % faster, and
+    JIT warm-up shorter.
     """
     try:
         pypyjit = importlib.import_module("pypyjit")  # by name: type checkers on CPython know no such module

@@ -244,10 +244,10 @@ PENDING_NUMBER_DISPLAY_LIMIT = 64
 
 # The copy-credit rule. Copying the open path into a snapshot costs, in units of one member or element copied, its
 # members and elements, plus CONTAINER_COPY_COST for each of its containers, plus the open string's length divided by
-# STRING_CHARS_PER_COST. (Measured with bench/snapshot_cost.py, allocation, deallocation and the GC's share included: on
-# CPython 3.11 a member costs 2.5 to 5 ns, a container 70 to 120 ns, about 20 to 34 members; a character under
-# 1/64 of a member.) While the open path holds at most FREE_MEMBERS members and elements and the open string at most
-# FREE_STRING_CHARS characters, every snapshot is fresh. Beyond that a snapshot is fresh while the credit earned by
+# STRING_CHARS_PER_COST. (Measured with `python -m bench snapshot_cost`, allocation, deallocation and the GC's share
+# included: on CPython 3.11 a member costs 2.5 to 5 ns, a container 70 to 120 ns, about 20 to 34 members; a character
+# under 1/64 of a member.) While the open path holds at most FREE_MEMBERS members and elements and the open string at
+# most FREE_STRING_CHARS characters, every snapshot is fresh. Beyond that a snapshot is fresh while the credit earned by
 # appends pays for it; otherwise the previous one is returned. An append earns CREDIT_PER_APPEND, CREDIT_PER_CHAR a
 # character, and CONTAINER_COPY_COST for each container it opened: reading a container costs about what copying one
 # does, so a piece that opens many pays for showing them, and the credit stays linear in the text.

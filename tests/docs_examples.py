@@ -45,9 +45,23 @@ ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
 RUN_LANGUAGES = {"python", "console"}
-# Imports that an example may need and a test environment may lack: the SDKs have no wheels for PyPy 3.9, and the
-# wheel's own check installs none of them.
-OPTIONAL_MODULES = {"pydantic", "openai", "anthropic", "jiter", "google", "google.genai", "cohere", "boto3", "httpx"}
+# Imports that an example may need and a test environment may lack: the SDKs and frameworks have no wheels for PyPy
+# 3.9, and the wheel's own check installs none of them.
+OPTIONAL_MODULES = {
+    "pydantic",
+    "openai",
+    "anthropic",
+    "jiter",
+    "langchain_core",
+    "langchain_openai",
+    "pydantic_ai",
+    "agents",
+    "google",
+    "google.genai",
+    "cohere",
+    "boto3",
+    "httpx",
+}
 # Languages of code a reader would run: a block in one of them is run (above), or marked as not run.
 SHELL_LANGUAGES = {"sh", "bash", "shell", "zsh", "pycon", "py", "python3"}
 MARKER = re.compile(r"^<!--\s*(.*?)\s*-->$")
@@ -223,6 +237,8 @@ STRUCTURED_OUTPUT_PIECES = [
     '_for": ["the first ',
     'program"]}',
 ]
+# pydantic-ai's output tool gives the structured output as its arguments.
+TOOL_CALL_PIECES["final_result"] = STRUCTURED_OUTPUT_PIECES
 
 
 def _tool_names(request: dict[str, Any]) -> list[Any]:
@@ -413,6 +429,7 @@ class ReplayServer:
             "AWS_ACCESS_KEY_ID": "replay",
             "AWS_SECRET_ACCESS_KEY": "replay",
             "AWS_DEFAULT_REGION": "us-east-1",
+            "OPENAI_AGENTS_DISABLE_TRACING": "1",  # the agents SDK would send its traces to OpenAI
             "NO_PROXY": "127.0.0.1",
             "no_proxy": "127.0.0.1",
         }

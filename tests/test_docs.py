@@ -151,7 +151,8 @@ def test_the_reference_documents_every_public_name() -> None:
     """Each name in ``__all__`` of the public modules has an entry in docs/reference/ (autodoc or ``py:data``)."""
     reference = "\n".join(path.read_text(encoding="utf-8") for path in (ROOT / "docs" / "reference").glob("*.md"))
     modules = {"streaming_json": streaming_json.__all__}
-    for module in ("streaming_json.integrations", "streaming_json.pydantic"):
+    public = ("streaming_json.integrations", "streaming_json.pydantic")
+    for module in (*public, "streaming_json.integrations.langchain", "streaming_json.integrations.pydantic_ai"):
         try:
             modules[module] = __import__(module, fromlist=["__all__"]).__all__
         except ImportError:  # pydantic missing: its module cannot be imported, nor documented

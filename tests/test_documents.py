@@ -101,7 +101,7 @@ def test_finish(backend: ModuleType) -> None:
     assert documents.finish() == []  # an unterminated document is not complete
     assert documents.snapshot() == {"a": "unterminated"}  # but its value so far stays
     assert documents.finish() == [] and documents.count == 2
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^append\(\) after finish\(\): the stream has ended$"):
         documents.append("more")
     pending = backend.StreamingJsonDocuments()
     assert pending.append("[1] -12.5e3") == [[1]]

@@ -207,8 +207,9 @@ def test_report_depth_reports_shallower(backend: ModuleType) -> None:
         ((), json.loads(text)),
     ]
     for bad in (-1, 33, 1.5, True, "2"):
-        with pytest.raises(ValueError):
+        with pytest.raises(ValueError) as raised:
             backend.StreamingJsonParser(report_depth=bad)
+        assert str(raised.value) == f"report_depth must be an int from 0 to 32, not {bad!r}"
 
 
 def test_changes_false_returns_only_done_events(backend: ModuleType) -> None:

@@ -20,6 +20,7 @@ from streaming_json.integrations import (
 )
 from streaming_json.integrations._fields import instance_dict_reader
 
+from .messages import not_valid_json
 from .sdk_events import (
     RecordedAsyncStream,
     RecordedStream,
@@ -55,7 +56,8 @@ def feed_all(accumulator: Any, events: list[Any]) -> list[list[LiveToolCall]]:
 
 
 def malformed_error_for(text: str) -> Callable[[str | None], bool]:
-    return lambda error: error is not None and error.endswith(f"Received arguments: {text}")
+    """The check of a call's error for malformed ``text``: the json module's reason, then the text."""
+    return lambda error: error == not_valid_json(text)
 
 
 # --- OpenAI Chat Completions ------------------------------------------------------------------------------------

@@ -52,6 +52,11 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "integrations.bedrock",
         "integrations.cohere",
     ),
+    # Frameworks: their events read as the APIs' are; LangChain's Runnable parsers (they import LangChain) above the
+    # chunk reader, and the module that offers both above them.
+    ("integrations._langchain_messages", "integrations.pydantic_ai"),
+    ("integrations._langchain_parsers",),
+    ("integrations.langchain",),
     ("integrations", "integrations.*"),
     # Model output, for inference servers: the events, the formats as data and the marker search; the stream and
     # the renderers; the facade.

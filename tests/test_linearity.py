@@ -179,6 +179,8 @@ def _open_path_cases() -> dict[str, str]:
     }
 
 
+# At the guarantee's limits, a character a piece: the slow tier's. The fast tier keeps the random small open paths.
+@pytest.mark.slow
 @pytest.mark.parametrize("case", list(_open_path_cases()))
 def test_small_open_path_is_always_fresh(backend: ModuleType, case: str) -> None:
     """At most 256 members and elements open and an open string of at most 4,096 characters: one-character pieces,
@@ -186,6 +188,7 @@ def test_small_open_path_is_always_fresh(backend: ModuleType, case: str) -> None
     _assert_every_snapshot_fresh(backend, list(_open_path_cases()[case]))
 
 
+@pytest.mark.slow
 def test_small_open_path_is_always_fresh_in_bytes(backend: ModuleType) -> None:
     text = "[" * (FREE_MEMBERS // 2) + '"' + _string_of(FREE_STRING_CHARS)
     data = text.encode("utf-8")

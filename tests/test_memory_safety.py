@@ -36,6 +36,7 @@ def _parse_in_pieces(backend: ModuleType, text: str, as_bytes: bool) -> object:
     return parser.snapshot()
 
 
+@pytest.mark.slow  # 200,000 documents
 @cpython_only("sys.getallocatedblocks counts CPython's allocator blocks; PyPy's moving GC has no such count")
 def test_memory_stops_growing_over_200000_documents(backend: ModuleType) -> None:
     # A leaked reference or buffer per document shows as blocks that are never freed.
@@ -185,3 +186,16 @@ def test_a_snapshot_mutated_into_a_cycle_is_collected(backend: ModuleType, text:
     del parser
     gc.collect()
     assert seen() is None, "a snapshot in a reference cycle was not collected"
+
+
+def test_repeated_and_colliding_keys_read_as_written(backend: ModuleType) -> None:
+    """The compiled core shares the str of a short key between members and parsers (a cache indexed by a hash of
+    the text): keys that fall on the same entry, Latin-1 ones, and the same key in many parsers read as written."""
+    keys = [f"k{index}" for index in range(3000)] + ["é", "ÿÿ", "", "a" * 32, "a" * 33, "ascii", "é" * 32]
+    document = {key: index for index, key in enumerate(keys)}
+    text = json.dumps(document, ensure_ascii=False)
+    for _ in range(2):  # the second parser finds the first one's keys in the cache
+        parser = backend.StreamingJsonParser(changes=False)
+        for start in range(0, len(text), 7):
+            parser.append(text[start : start + 7])
+        assert list(parser.snapshot(fresh=True).items()) == list(document.items())

@@ -278,8 +278,9 @@ class _Str(str):
 @pytest.mark.parametrize("bad", [1, None, ["["], 1.5, {"a": 1}, object()], ids=lambda bad: type(bad).__name__)
 def test_append_rejects_what_is_not_text(backend: ModuleType, bad: Any) -> None:
     parser = backend.StreamingJsonParser()
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError) as raised:
         parser.append(bad)
+    assert str(raised.value) == f"append() takes str or bytes-like UTF-8, not {type(bad).__name__}"
     parser.append("[1")
     with pytest.raises(TypeError):
         parser.append(bad)
@@ -291,14 +292,14 @@ def test_one_parser_reads_str_or_bytes_not_both(backend: ModuleType) -> None:
     parser = backend.StreamingJsonParser()
     parser.append('["a')
     for other in (b"b", bytearray(b"b"), memoryview(b"b")):
-        with pytest.raises(TypeError):
+        with pytest.raises(TypeError, match=r"^this parser reads str; append\(\) got "):
             parser.append(other)
     parser.append('b"]')
     assert parser.snapshot() == ["ab"]
 
     parser = backend.StreamingJsonParser()
     parser.append(b'["\xc3')  # half of an é
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match=r"^this parser reads bytes; append\(\) got str$"):
         parser.append("x")
     parser.append(bytearray(b"\xa9"))
     parser.append(memoryview(b'"]'))
@@ -311,7 +312,8 @@ def test_one_parser_reads_str_or_bytes_not_both(backend: ModuleType) -> None:
 def test_an_empty_first_piece_decides_the_input_type(backend: ModuleType, first: Any, second: Any) -> None:
     parser = backend.StreamingJsonParser()
     parser.append(first)
-    with pytest.raises(TypeError):
+    reads, got = ("str", "bytes") if isinstance(first, str) else ("bytes", "str")
+    with pytest.raises(TypeError, match=rf"^this parser reads {reads}; append\(\) got {got}$"):
         parser.append(second)
 
 

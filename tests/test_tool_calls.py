@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from .jsonvalues import identical_json
+from .messages import not_an_object, not_valid_json
 from .strategies import cut_randomly, examples, json_texts, json_values, split_at
 
 CALLS = [
@@ -152,39 +153,43 @@ def test_returned_arguments_never_change(backend: ModuleType) -> None:
         assert identical_json(arguments, copy)
 
 
-@pytest.mark.parametrize("text", ["[1, 2", '"abc', "42", "true", "[]", '"a": 1', "null"])
-def test_a_root_that_is_not_an_object_shows_no_arguments(backend: ModuleType, text: str) -> None:
+@pytest.mark.parametrize(
+    "text,kind",
+    [("[1, 2", None), ('"abc', None), ("42", "a number"), ("true", "a boolean"), ("[]", "an array")]
+    + [('"a": 1', None), ("null", "null")],
+)
+def test_a_root_that_is_not_an_object_shows_no_arguments(backend: ModuleType, text: str, kind: Optional[str]) -> None:
+    """No arguments while it streams; at the end, the error says why: the text does not parse (the json module's
+    reason), or what it is instead of an object."""
     stream = backend.ToolCallArgumentsStream()
     for char in text:
         assert stream.append(char) == {}
     result = stream.finish()
-    assert result.arguments == {} and (result.error is not None) == bool(text.strip())
+    assert result.arguments == {}
+    assert result.error == (not_valid_json(text) if kind is None else not_an_object(text, kind))
 
 
 def test_an_object_after_a_non_object_root_is_ignored(backend: ModuleType) -> None:
     stream = backend.ToolCallArgumentsStream()
     assert stream.append('[1] {"a": 1}') == {}
-    assert stream.finish().arguments == {} and stream.finish().error is not None
+    assert stream.finish() == ({}, not_valid_json('[1] {"a": 1}'))  # Extra data: the object is not the root
 
 
 @pytest.mark.parametrize(
-    "text,problem",
+    "text,expected",
     [
-        ('{"a": 1', "not valid JSON"),
-        ('{"a": 1,}', "not valid JSON"),
-        ('{"a": NaN}', "NaN"),
-        ('{"a": 1} trailing', "not valid JSON"),
-        ("[1]", "must be a JSON object"),
+        ('{"a": 1', not_valid_json('{"a": 1')),
+        ('{"a": 1,}', not_valid_json('{"a": 1,}')),
+        ('{"a": NaN}', not_valid_json('{"a": NaN}', "NaN is not valid JSON")),
+        ('{"a": 1} trailing', not_valid_json('{"a": 1} trailing')),
+        ("[1]", not_an_object("[1]", "an array")),
     ],
 )
-def test_malformed_final_text_is_an_error_that_quotes_it(backend: ModuleType, text: str, problem: str) -> None:
+def test_malformed_final_text_is_an_error_that_quotes_it(backend: ModuleType, text: str, expected: str) -> None:
     stream = backend.ToolCallArgumentsStream()
     for piece in split_at(text, [2, 5]):
         stream.append(piece)
-    arguments, error = stream.finish()
-    assert arguments == {}
-    assert error is not None and problem in error
-    assert error.endswith("Received arguments: " + text)
+    assert stream.finish() == ({}, expected)
 
 
 def test_blank_final_text_is_empty_with_no_error(backend: ModuleType) -> None:
@@ -239,9 +244,9 @@ def test_replace_that_does_not_continue_starts_over(backend: ModuleType, first: 
 def test_append_and_replace_take_only_str(backend: ModuleType) -> None:
     stream = backend.ToolCallArgumentsStream()
     for bad in (b"{}", None, 1, ["{"]):
-        with pytest.raises(TypeError):
+        with pytest.raises(TypeError, match=f"^delta must be str, not {type(bad).__name__}$"):
             stream.append(bad)  # type: ignore[arg-type]
-        with pytest.raises(TypeError):
+        with pytest.raises(TypeError, match=f"^text must be str, not {type(bad).__name__}$"):
             stream.replace(bad)  # type: ignore[arg-type]
     assert stream.append('{"a": 1}') == {"a": 1}
 
@@ -274,5 +279,5 @@ def test_str_subclasses_are_text(backend: ModuleType) -> None:
     replaced = stream.replace(_Text('{"a": "bc"}'))
     assert replaced.delta == 'c"}' and replaced.arguments == {"a": "bc"}
     assert stream.finish() == ({"a": "bc"}, None)
-    with pytest.raises(TypeError):
+    with pytest.raises(TypeError, match="^delta must be str, not bytes$"):
         stream.append(b'{"a": 1}')  # type: ignore[arg-type]

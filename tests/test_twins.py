@@ -263,7 +263,8 @@ def test_change_classes_are_final(backend: ModuleType) -> None:
 
 def test_json_change_is_abstract(backend: ModuleType, request: pytest.FixtureRequest) -> None:
     expect_pending(request, backend, "abstract")
-    with pytest.raises(TypeError):
+    message = "^JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange$"
+    with pytest.raises(TypeError, match=message):
         backend.JsonChange()
 
 
@@ -343,7 +344,7 @@ def test_parsers_refuse_to_be_pickled_or_copied(backend: ModuleType, request: py
         attempts: list[Callable[[Any], object]] = [copy.copy, copy.deepcopy]
         attempts += [functools.partial(pickle.dumps, protocol=protocol) for protocol in PROTOCOLS]
         for attempt in attempts:
-            with pytest.raises(TypeError):
+            with pytest.raises(TypeError, match=rf"^cannot pickle '(streaming_json\._core\.)?{cls.__name__}' object$"):
                 attempt(parser)
 
 
@@ -378,6 +379,7 @@ def test_parsers_can_be_subclassed(backend: ModuleType) -> None:
 # --- The stub ------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # runs mypy's stubtest
 @pytest.mark.skipif(NO_COMPILED_CORE is not None, reason=f"no compiled core to check the stub on: {NO_COMPILED_CORE}")
 def test_the_stub_describes_the_compiled_core() -> None:
     pytest.importorskip("mypy.stubtest", reason="mypy is not installed (the test extra installs it on CPython)")

@@ -36,9 +36,8 @@ from dataclasses import dataclass
 from time import process_time
 from typing import Any, Callable, Optional
 
-from bench.harness import Contender, Result
-
 from bench import harness, workloads
+from bench.harness import Contender, Result
 from bench.suites import sdk
 from streaming_json import ToolCallArgumentsStream
 from streaming_json.integrations import (

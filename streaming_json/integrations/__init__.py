@@ -12,7 +12,10 @@ One accumulator per API and purpose turns stream events into live values:
   (``delta.content``), :class:`OpenAIResponsesStructuredOutput` (``response.output_text.delta``),
   :class:`AnthropicStructuredOutput` (``text_delta``), :class:`GeminiStructuredOutput` (text parts),
   :class:`BedrockStructuredOutput` (``delta.text``), :class:`CohereStructuredOutput` (``content-delta``);
-  ``model=`` gives typed values (``streaming_json.pydantic``).
+  ``model=`` gives typed values (``streaming_json.pydantic``);
+- frameworks: :class:`LangChainToolCalls` (LangChain's chunks, LangGraph's ``stream_mode="messages"``;
+  LangChain's output parsers are in ``streaming_json.integrations.langchain``), :class:`PydanticAIToolCalls` and
+  :class:`PydanticAIStructuredOutput` (pydantic-ai's stream events); openai-agents' events are Responses events.
 
 Each takes the SDKs' event objects as well as plain dicts (as decoded from the server-sent events: :func:`sse_events`
 reads a streaming response's bytes straight into them, the raw path, with no SDK object built), and imports no SDK.
@@ -43,8 +46,10 @@ from .anthropic import AnthropicStructuredOutput, AnthropicToolCalls
 from .bedrock import BedrockStructuredOutput, BedrockToolCalls
 from .cohere import CohereStructuredOutput, CohereToolCalls
 from .gemini import GeminiStructuredOutput, GeminiToolCalls
+from .langchain import LangChainToolCalls
 from .openai_chat import OpenAIChatStructuredOutput, OpenAIChatToolCalls
 from .openai_responses import OpenAIResponsesStructuredOutput, OpenAIResponsesToolCalls
+from .pydantic_ai import PydanticAIStructuredOutput, PydanticAIToolCalls
 
 __all__ = [
     "ArgumentsStream",
@@ -64,4 +69,7 @@ __all__ = [
     "CohereStructuredOutput",
     "sse_events",
     "ServerSentEvents",
+    "LangChainToolCalls",
+    "PydanticAIToolCalls",
+    "PydanticAIStructuredOutput",
 ]

@@ -159,8 +159,12 @@ class StructuredOutput(ReadsEventFields):
                 message = f"Structured output is not valid JSON: {error}.\nReceived output: {text}"
                 problem = error.problem if isinstance(error, JsonParseError) else json_problem(text)
                 self.result = StructuredOutputResult(None, message, problem)
-        if self.result.error is None and not _same(self.result.value, self.value):
-            self.value = self.result.value  # an equal value already shown stays: a stream yields it once
+        if self.result.error is None:
+            if _same(self.result.value, self.value):
+                # The value shown last is the value: the result holds that object, which a stream yielded once.
+                self.result = StructuredOutputResult(self.value, None)
+            else:
+                self.value = self.result.value
         return self.result
 
     def _stopped_early(self, reason: str) -> None:

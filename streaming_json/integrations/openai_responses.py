@@ -6,13 +6,29 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
-from ._fields import get_field, get_key, get_text
+from ._fields import ReadsEventFields, get_field, get_key, get_text, instance_dict_reader
 from ._structured_output import StructuredOutput
 from ._tool_calls import LiveToolCall, ToolCallAccumulator, at_length_limit
 
 __all__ = ["OpenAIResponsesToolCalls", "OpenAIResponsesStructuredOutput"]
 
 _ENDS = frozenset(("response.completed", "response.incomplete", "response.failed"))
+# openai-agents' stream events: its RawResponsesStreamEvent carries a Responses event as ``data`` (for a
+# chat-completions or LiteLLM model too, converted, its items' ids "__fake_id__": calls are keyed by output_index);
+# its other events (run items, agent updates) repeat what the raw events carry.
+_AGENTS_RAW_EVENT = "raw_response_event"
+
+
+def _agents_data(reader: ReadsEventFields, event: Any) -> Any:
+    """The Responses event an openai-agents ``RawResponsesStreamEvent`` carries. The fast paths then read such
+    events' fields, not the wrapper's (a dataclass, whose instance-dict getter reads no SDK event)."""
+    data = get_field(event, "data")
+    if data is not None and type(data) is not dict:
+        try:
+            reader._fields_of(data)
+        except TypeError:
+            reader._fields_of = instance_dict_reader(data)
+    return data
 
 
 def _cut_reason(event: Any) -> Optional[str]:
@@ -35,6 +51,10 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
     text streamed so far, the call starts over from it. Calls are keyed by ``output_index``; ``id`` is the call's
     ``call_id``. The end of the response (``response.completed``) ends open calls; ``response.incomplete`` (a
     ``max_output_tokens`` stop) marks the call being written ``incomplete``, ``response.failed`` every open one.
+
+    openai-agents' stream events (``Runner.run_streamed(...).stream_events()``) are read as they are: a
+    ``RawResponsesStreamEvent`` gives its ``data``, the others are skipped. For chat-completions and LiteLLM models
+    the agents SDK gives every item the id ``"__fake_id__"``, which is never read: calls are keyed by output index.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -67,6 +87,8 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
     def _feed(self, event: Any) -> list[LiveToolCall]:
         """The general path: every kind of event."""
         kind = get_text(event, "type")
+        if kind == _AGENTS_RAW_EVENT:
+            return self.feed(_agents_data(self, event))
         if kind == "response.function_call_arguments.delta":
             call = self._open_call(get_key(event, "output_index"))
             return [call] if call._append(get_field(event, "delta", "")) else []
@@ -120,7 +142,9 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
     ``response.output_text.done``. A part's ``output_text.done`` text is taken as its complete text (appending what
     deltas lost, starting over where it differs); the end of the response (``response.completed``, ``.incomplete``,
     ``.failed``) ends the output with one strict parse. A refusal (``response.refusal.delta``) is kept in
-    ``refusal``. ``model=`` gives typed values, as for :class:`OpenAIChatStructuredOutput`.
+    ``refusal``. ``model=`` gives typed values, as for :class:`OpenAIChatStructuredOutput`. openai-agents' stream
+    events are read as they are (see :class:`OpenAIResponsesToolCalls`): an agent's ``output_type`` streams as
+    partial values.
     """
 
     def __init__(
@@ -150,6 +174,8 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
 
     def _feed(self, event: Any) -> Any:
         kind = get_text(event, "type")
+        if kind == _AGENTS_RAW_EVENT:
+            return self.feed(_agents_data(self, event))
         if kind == "response.output_text.delta":
             self._enter_part(event)
             text = get_field(event, "delta")

@@ -1,6 +1,6 @@
 """The SDKs' own stream helpers against streaming_json's adapters, on the SDKs' own event objects.
 
-What is measured. Each tool call of a workload (see ``workloads.py``) is streamed as one API's events, one event per
+What is measured. Each tool call of a workload (``bench/workloads.py``) is streamed as one API's events, one event per
 token piece, and every contender reads every event and makes the partial arguments available after each:
 
 - ``anthropic-helper``: ``anthropic.lib.streaming._messages.accumulate_event``, the function behind
@@ -26,13 +26,15 @@ How. Events are built from the data of their server-sent events (``json.loads``,
   the SDK's own code, with what that leaves in the caches. Every contender, the parser included, costs more per
   event this way (the parser's time per piece triples or more).
 
-Each read is timed alone (two timer calls an event, paid alike by every contender, the parser baselines included).
-Each round runs every contender once per workload, in rotating order, after ``gc.collect()``: the SDK helpers in the
-first 3 rounds (not repeated once their runs add up to more than the cap, 30 s), ours and the parsers in all 9. The
-tables show median wall times (``perf_counter``). After every run a contender's final arguments are compared with
-``json.loads`` of the text (MISMATCH otherwise). The exit status is 1 when one of ours gives a wrong value.
+Each read is timed alone (two timer calls an event, paid alike by every contender, the parser baselines included):
+the readers return ``harness.Timed``. The harness runs the rounds, every contender once per round in rotating order,
+after ``gc.collect()``: the SDK helpers in the first 3 rounds (not repeated once their runs add up to more than the
+cap, 30 s), ours and the parsers in all 9; medians of wall time (``perf_counter``). After every run a contender's
+final arguments are compared with ``json.loads`` of the text (MISMATCH otherwise), since contenders read the same
+objects. The exit status is 1 when one of ours gives a wrong value. Run it where the SDKs' newest releases are (the
+test extra: ``make bench`` runs it in ``.venv``).
 
-    python bench/sdk.py [--quick] [--events prebuilt|fresh] [--repeats N] [--cap SECONDS] [--json out.json]
+    python -m bench sdk [--quick] [--events prebuilt|fresh] [--repeats N] [--fast-repeats N] [--cap S] [--json out]
 """
 
 from __future__ import annotations
@@ -40,31 +42,26 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import platform
-import statistics
-import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
+from dataclasses import dataclass
 from time import perf_counter
 from typing import Any, Callable, Optional
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE)]  # this checkout's streaming_json, and workloads.py
-
-import workloads  # noqa: E402
-
-from streaming_json import BACKEND, ToolCallArgumentsStream  # noqa: E402
-from streaming_json.integrations import (  # noqa: E402
+from bench import harness, workloads
+from bench.harness import Contender, Result
+from streaming_json import ToolCallArgumentsStream
+from streaming_json.integrations import (
     AnthropicToolCalls,
     OpenAIChatToolCalls,
     OpenAIResponsesToolCalls,
 )
 
+PACKAGES = ("anthropic", "openai", "pydantic", "jiter")
+MARKDOWN = True
+
 TOOL_NAME = "write_file"
 Events = Iterable[tuple[Any, Optional[str]]]  # each event read, with the piece it carries (None: no piece)
-Runner = Callable[["Streams", Events], tuple[float, Any]]
+Reader = Callable[["Streams", Events], tuple[float, Any]]  # -> (seconds spent reading, the final arguments)
 # The tool as the OpenAI helper is given it: strict, so that it parses the arguments on every chunk.
 STRICT_TOOL = {
     "type": "function",
@@ -192,12 +189,12 @@ def fresh_events(stream: Streams, api: str, build: Callable[[str], Any]) -> Iter
         yield build(data), piece
 
 
-# --- Contenders: each returns (seconds spent reading events, the final arguments) ---------------------------------
+# --- Readers: each returns (seconds spent reading events, the final arguments) ------------------------------------
 # Each event is timed alone (two timer calls, paid alike by every contender, the parser baselines included), so that
 # building the next event, untimed, runs between two reads as it does in a client.
 
 
-def run_parser(api: str) -> Runner:
+def run_parser(api: str) -> Reader:
     """The parser alone on the pieces, each appended after the API's event that carries it was built (untimed): the
     baseline of our adapter's overhead on the same events."""
 
@@ -256,17 +253,17 @@ def run(stream, events):
 """
 
 
-def run_floor(api: str, shape: str, read: Optional[str] = None, **names: Any) -> Runner:
+def run_floor(api: str, shape: str, read: Optional[str] = None, **names: Any) -> Reader:
     """The parser fed each piece read straight out of its event (``FLOOR_READS``): what any reader of these events
     pays. Our adapter's own logic is what it costs beyond this. ``read`` replaces the read expression (``names`` are
-    the names it uses): ``bench/instructions.py --walks`` counts each way of reading an SDK model."""
+    the names it uses): ``python -m bench instructions --walks`` counts each way of reading an SDK model."""
     namespace: dict[str, Any] = {"ToolCallArgumentsStream": ToolCallArgumentsStream, "perf_counter": perf_counter}
     namespace.update(names)
     exec(FLOOR_SOURCE.format(api=api, read=read or FLOOR_READS[api, shape]), namespace)
     return namespace["run"]  # type: ignore[return-value]
 
 
-def run_ours(accumulator_class: Any, api: str) -> Runner:
+def run_ours(accumulator_class: Any, api: str) -> Reader:
     def run(stream: Streams, events: Events) -> tuple[float, Any]:
         calls = accumulator_class()
         feed = calls.feed
@@ -311,142 +308,131 @@ def run_openai_helper(stream: Streams, events: Events) -> tuple[float, Any]:
     return elapsed, completion.choices[0].message.tool_calls[0].function.parsed_arguments
 
 
-@dataclass
-class Contender:
-    name: str
-    run: Runner
-    shape: str  # "sdk" or "dicts": how its events are built
-    api: str
-    ours: bool = True
-
+# --- Contenders ----------------------------------------------------------------------------------------------------
 
 ACCUMULATORS = {"anthropic": AnthropicToolCalls, "chat": OpenAIChatToolCalls, "responses": OpenAIResponsesToolCalls}
-CONTENDERS = [
-    Contender("parser", run_parser_alone, "dicts", "chat"),
-    Contender("anthropic-helper", run_anthropic_helper, "sdk", "anthropic", ours=False),
-    Contender("openai-helper", run_openai_helper, "sdk", "chat", ours=False),
-    *[
-        contender
-        for api, accumulator in ACCUMULATORS.items()
-        for shape in ("sdk", "dicts")
-        for contender in (
-            Contender(f"{api}-{shape}", run_ours(accumulator, api), shape, api),
-            Contender(f"parser-{api}-{shape}", run_parser(api), shape, api),
-            Contender(f"floor-{api}-{shape}", run_floor(api, shape), shape, api),
-        )
-    ],
-]
-
-
-# --- Measuring ------------------------------------------------------------------------------------------------------
+SHAPES = ("sdk", "dicts")
 
 
 @dataclass
-class Result:
-    times: list[float] = field(default_factory=list)
-    status: str = ""  # "", "MISMATCH", "ERROR"
-    detail: str = ""
+class Round:
+    """What every contender reads in one round: the call, and its events built up front (``built``, by shape and
+    API) or, where ``built`` is None, each built just before it is read."""
 
-    @property
-    def median(self) -> Optional[float]:
-        return statistics.median(self.times) if self.times and not self.status else None
+    stream: Streams
+    build: dict[str, dict[str, Callable[[str], Any]]]
+    built: Optional[dict[tuple[str, str], list[tuple[Any, Optional[str]]]]] = None
+
+    def events(self, api: str, shape: str) -> Events:
+        if self.built is not None:
+            return self.built[shape, api]
+        return fresh_events(self.stream, api, self.build[shape][api])
+
+
+def reading(name: str, reader: Reader, api: str, shape: str, ours: bool = True) -> Contender:
+    """A contender that reads the round's events of its API and shape with ``reader``, which times each read."""
+
+    def run(case: Round, deadline: float) -> harness.Timed:
+        return harness.Timed(*reader(case.stream, case.events(api, shape)))
+
+    # The helpers: 3 rounds, not repeated past the cap; ours, the parsers and the floors: 9 rounds, all run.
+    return Contender(name, run, ours=ours, capped=False, budgeted=not ours, tags={"api": api, "shape": shape})
+
+
+def make_contenders(repeats: int, fast_repeats: int) -> list[Contender]:
+    found = [
+        reading("parser", run_parser_alone, "chat", "dicts"),
+        reading("anthropic-helper", run_anthropic_helper, "anthropic", "sdk", ours=False),
+        reading("openai-helper", run_openai_helper, "chat", "sdk", ours=False),
+    ]
+    for api, accumulator in ACCUMULATORS.items():
+        for shape in SHAPES:
+            found.append(reading(f"{api}-{shape}", run_ours(accumulator, api), api, shape))
+            found.append(reading(f"parser-{api}-{shape}", run_parser(api), api, shape))
+            found.append(reading(f"floor-{api}-{shape}", run_floor(api, shape), api, shape))
+    for c in found:
+        c.rounds = fast_repeats if c.ours else repeats
+    return found
 
 
 def measure(
-    stream: Streams, repeats: int, fast_repeats: int, cap: float, build: dict[str, dict[str, Any]], prebuilt: bool
+    contenders: list[Contender],
+    stream: Streams,
+    repeats: int,
+    fast_repeats: int,
+    cap: float,
+    build: Any,
+    prebuilt: bool,
 ) -> dict[str, Result]:
-    """Rounds of every contender in rotating order: ours and the parser in all ``fast_repeats`` rounds (their runs
-    are short, so a preemption weighs on one of them), the helpers in the first ``repeats`` (and not past ``cap``).
+    """The harness's rounds, with the events of each round built first: every round of prebuilt events, and the
+    helpers' rounds of fresh ones, time what building them costs (``build-<api>-<shape>``)."""
+    building = {f"build-{api}-{shape}": Result() for api in ACCUMULATORS for shape in SHAPES}
 
-    ``prebuilt``: each round builds every API's events once per shape, up front, and gives every contender the same
-    objects; otherwise each contender reads events built one by one just before it reads them."""
-    expected = json.loads(stream.text)
-    results = {c.name: Result() for c in CONTENDERS}
-    results.update({f"build-{api}-{shape}": Result() for api in ACCUMULATORS for shape in ("sdk", "dicts")})
-    for round_number in range(max(repeats, fast_repeats)):
-        shift = round_number % len(CONTENDERS)
+    def round_case(round_number: int) -> Round:
         built: dict[tuple[str, str], list[tuple[Any, Optional[str]]]] = {}
-        # Every round of prebuilt events, and the helpers' rounds of fresh ones: what building the events costs.
         if prebuilt or round_number < repeats:
             for api in ACCUMULATORS:
-                for shape in ("sdk", "dicts"):
+                for shape in SHAPES:
                     gc.collect()
                     start = perf_counter()
                     events_built = list(fresh_events(stream, api, build[shape][api]))
-                    results[f"build-{api}-{shape}"].times.append(perf_counter() - start)
+                    building[f"build-{api}-{shape}"].times.append(perf_counter() - start)
                     if prebuilt:
                         built[shape, api] = events_built
                     del events_built
-        for contender in CONTENDERS[shift:] + CONTENDERS[:shift]:
-            result = results[contender.name]
-            if result.status:
-                continue
-            if contender.ours and round_number >= fast_repeats:
-                continue
-            if not contender.ours and (round_number >= repeats or sum(result.times) > cap):
-                continue
-            events: Events
-            if prebuilt:
-                events = built[contender.shape, contender.api]
-            else:
-                events = fresh_events(stream, contender.api, build[contender.shape][contender.api])
-            gc.collect()
-            try:
-                elapsed, arguments = contender.run(stream, events)
-            except Exception as error:  # a helper that raises is reported, not fatal
-                result.status, result.detail = "ERROR", f"{type(error).__name__}: {error}"[:200]
-                continue
-            if arguments != expected:  # every run: a helper could change the objects it shares with the others
-                result.status = "MISMATCH"
-                continue
-            result.times.append(elapsed)
-    return results
+        return Round(stream, build, built if prebuilt else None)
+
+    results = harness.measure(
+        contenders,
+        rounds=max(repeats, fast_repeats),
+        cap=cap,
+        expected=json.loads(stream.text),
+        check_every_run=True,  # a helper could change the objects it shares with the others
+        round_case=round_case,
+    )
+    return {**results, **building}
 
 
 # --- Report ---------------------------------------------------------------------------------------------------------
 
-
-def seconds(value: Optional[float]) -> str:
-    if value is None:
-        return "-"
-    return f"{value * 1e3:.1f} ms" if value < 1 else f"{value:.2f} s"
-
-
-def cell(result: Result) -> str:
-    return result.status or seconds(result.median)
+TITLES = {"write-20": "write-file, 20 KB", "write-100": "write-file, 100 KB", "edit-100": "edit, 100 KB"}
+# The targets, on the 100 KB write-file call: at least 25x faster than the Anthropic helper, 100x than the OpenAI one.
+HELPER_TARGETS = (("anthropic-helper", "anthropic-sdk", 25.0), ("openai-helper", "chat-sdk", 100.0))
+TARGET_CALL = "write-100"
+OVERHEAD_TARGET_NS = 1000.0  # our adapters' overhead per event over the parser
 
 
-def report(done: list[tuple[str, Streams, dict[str, Result]]], judge: bool, prebuilt: bool) -> tuple[str, int]:
-    """The tables, and how many targets were missed (``judge``: whether the targets apply, at the full sizes)."""
-    out, missed = [], 0
+def ns_per(seconds: Optional[float], count: int) -> str:
+    return "-" if seconds is None else f"{seconds / count * 1e9:,.0f}"
+
+
+def report(
+    session: harness.Session,
+    done: list[tuple[str, Streams, dict[str, Result]]],
+    contenders: list[Contender],
+    judge: bool,
+    prebuilt: bool,
+) -> str:
+    """The tables (``judge``: whether the targets apply, at the full sizes)."""
+    out, targets = [], harness.Targets()
     how = "built up front, the same objects for every contender" if prebuilt else "each built just before it is read"
     out.append(f"\nTool-call arguments through each SDK's own helper and through ours, on SDK event objects ({how})")
     rows = []
     for key, stream, results in done:
-        cells = []
-        for helper, ours, bound in (("anthropic-helper", "anthropic-sdk", 25), ("openai-helper", "chat-sdk", 100)):
-            value = ratio(results[helper], results[ours])
-            text = "-" if value is None else f"{value:.0f}x"
-            if judge and key == "write-100":  # the targets: at least 25x the Anthropic helper, 100x the OpenAI helper
-                ok = value is not None and value >= bound
-                missed += not ok
-                text += f" {'ok' if ok else 'MISS'} (>={bound}x)"
-            cells.append(text)
-        anthropic_cell, openai_cell = cells
-        rows.append(
-            [
-                TITLES[key],
-                f"{len(stream.events['anthropic']):,}",
-                cell(results["anthropic-helper"]),
-                cell(results["anthropic-sdk"]),
-                anthropic_cell,
-                cell(results["openai-helper"]),
-                cell(results["chat-sdk"]),
-                openai_cell,
-            ]
-        )
+        row = [TITLES[key], f"{len(stream.events['anthropic']):,}"]
+        for helper, ours, least in HELPER_TARGETS:
+            value, _ = harness.ratio(results[helper], results[ours])
+            text = harness.format_ratio(value)
+            if judge and key == TARGET_CALL:
+                if value is None:  # no ratio: the helper or ours failed
+                    targets.missed += 1
+                    text += f" MISS (>={least:g})"
+                else:
+                    text += targets.judge(value, ">=", least)
+            row += [results[helper].cell(), results[ours].cell(), text]
+        rows.append(row)
     headers = ["call", "events", "Anthropic helper", "ours", "helper/ours", "OpenAI helper", "ours", "helper/ours"]
-    out.append(table(headers, rows))
+    out.append(session.table(headers, rows))
 
     out.append(
         "\nOur adapters' overhead per event on top of the parser: (adapter time - parser time on the same events'"
@@ -457,24 +443,27 @@ def report(done: list[tuple[str, Streams, dict[str, Result]]], judge: bool, preb
     rows = []
     for key, stream, results in done:
         parser = results["parser"].median
-        row = [TITLES[key], seconds(parser), f"{parser / len(stream.pieces) * 1e9:.0f} ns" if parser else "-"]
+        row = [
+            TITLES[key],
+            results["parser"].cell(),
+            "-" if parser is None else f"{ns_per(parser, len(stream.pieces))} ns",
+        ]
         for api in ACCUMULATORS:
             cells = []
-            for shape in ("sdk", "dicts"):
+            for shape in SHAPES:
                 ours, baseline = results[f"{api}-{shape}"], results[f"parser-{api}-{shape}"].median
                 floor = results[f"floor-{api}-{shape}"].median
                 if ours.median is None or baseline is None:
                     cells.append(ours.status or "-")
                     continue
                 overhead = (ours.median - baseline) / len(stream.events[api]) * 1e9
-                ok = overhead <= 1000 or not judge
-                missed += not ok
-                reading = "" if floor is None else f" ({(floor - baseline) / len(stream.events[api]) * 1e9:.0f})"
-                cells.append(f"{overhead:.0f}{reading}" + ("" if ok else " MISS"))
+                verdict = targets.judge(overhead, "<=", OVERHEAD_TARGET_NS) if judge else ""
+                reading = "" if floor is None else f" ({ns_per(floor - baseline, len(stream.events[api]))})"
+                cells.append(f"{overhead:.0f}{reading}" + (" MISS" if "MISS" in verdict else ""))
             row.append(" / ".join(cells))
         rows.append(row)
     headers = ["call", "parser alone", "per piece", "Anthropic", "OpenAI Chat", "OpenAI Responses"]
-    out.append(table(headers, rows))
+    out.append(session.table(headers, rows))
 
     out.append(
         "\nWhat the client spends building each event before any reader sees it, ns: the event's data through"
@@ -484,43 +473,24 @@ def report(done: list[tuple[str, Streams, dict[str, Result]]], judge: bool, preb
     for key, stream, results in done:
         row = [TITLES[key]]
         for api in ACCUMULATORS:
-            cells = []
-            for shape in ("sdk", "dicts"):
-                built = results[f"build-{api}-{shape}"].median
-                cells.append("-" if built is None else f"{built / len(stream.events[api]) * 1e9:,.0f}")
-            row.append(" / ".join(cells))
+            row.append(
+                " / ".join(ns_per(results[f"build-{api}-{shape}"].median, len(stream.events[api])) for shape in SHAPES)
+            )
         rows.append(row)
-    out.append(table(["call", "Anthropic", "OpenAI Chat", "OpenAI Responses"], rows))
+    out.append(session.table(["call", "Anthropic", "OpenAI Chat", "OpenAI Responses"], rows))
 
     out.append("\nAll times (median wall time)")
-    rows = [[c.name, *[cell(results[c.name]) for _, _, results in done]] for c in CONTENDERS]
-    out.append(table(["contender", *[TITLES[key] for key, _, _ in done]], rows))
+    rows = [[c.name, *[results[c.name].cell() for _, _, results in done]] for c in contenders]
+    out.append(session.table(["contender", *[TITLES[key] for key, _, _ in done]], rows))
     for key, _, results in done:
         for name, result in results.items():
             if result.detail:
                 out.append(f"{key} {name}: {result.detail}")
-    if judge:
-        out.append(f"\nTargets: {'all met' if not missed else f'{missed} missed'}")
-    else:
-        out.append("\nTargets not judged: they apply to the full sizes")
-    return "\n".join(out), missed
+    out.append("\n" + (targets.summary() if judge else "Targets not judged: they apply to the full sizes"))
+    return "\n".join(out)
 
 
-def ratio(slow: Result, fast: Result) -> Optional[float]:
-    if slow.median is None or fast.median is None:
-        return None
-    return slow.median / fast.median
-
-
-def table(headers: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "| " + " | ".join("---" for _ in headers) + " |"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-# --- Main -----------------------------------------------------------------------------------------------------------
-
-TITLES = {"write-20": "write-file, 20 KB", "write-100": "write-file, 100 KB", "edit-100": "edit, 100 KB"}
+# --- Suite ----------------------------------------------------------------------------------------------------------
 
 
 def build_workload(key: str, scale: float) -> workloads.Workload:
@@ -531,23 +501,9 @@ def build_workload(key: str, scale: float) -> workloads.Workload:
     return workloads.edit_call(scale)
 
 
-def environment() -> dict[str, Any]:
-    packages = {}
-    for name in ("anthropic", "openai", "pydantic", "jiter"):
-        try:
-            packages[name] = version(name)
-        except PackageNotFoundError:
-            packages[name] = None
-    return {"python": sys.version.split()[0], "platform": platform.platform(), "backend": BACKEND, **packages}
-
-
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="an eighth of the sizes, 1 repeat: a smoke test")
-    parser.add_argument("--repeats", type=int, help="runs of each SDK helper per workload (default 3, quick 1)")
-    parser.add_argument(
-        "--fast-repeats", type=int, help="runs of ours and the parser per workload (default 9, quick 3)"
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--repeats", type=int, help="rounds of each SDK helper per call (default 3, quick 1)")
+    parser.add_argument("--fast-repeats", type=int, help="rounds of ours and the parsers per call (default 9, quick 3)")
     parser.add_argument("--cap", type=float, default=30.0, help="seconds of a helper's runs before it is not repeated")
     parser.add_argument(
         "--events",
@@ -556,56 +512,45 @@ def main(argv: Optional[list[str]] = None) -> int:
         help="prebuilt: every contender reads the same event objects, built up front (the default, as the issue"
         " measured); fresh: each event is built just before it is read, as a client reads a stream",
     )
-    parser.add_argument("--json", type=Path, help="write the raw results to this file")
-    args = parser.parse_args(argv)
+
+
+def run(session: harness.Session) -> int:
+    args = session.args
     repeats = args.repeats or (1 if args.quick else 3)
     fast_repeats = args.fast_repeats or (3 if args.quick else 9)
     scale = 0.125 if args.quick else 1.0
+    prebuilt = args.events == "prebuilt"
     try:
         build = builders()
     except ImportError as error:
-        print(f"bench/sdk.py needs the SDKs (pip install -e '.[bench]'): {error}", file=sys.stderr)
+        print(f"the sdk suite needs the SDKs (pip install -e '.[test]'): {error}")
         return 2
-    env = environment()
+    print(harness.environment_line(session.env), flush=True)
     print(
-        f"Python {env['python']} on {env['platform']}, backend {env['backend']}; anthropic {env['anthropic']}, "
-        f"openai {env['openai']}, jiter {env['jiter']}; {args.events} events; helpers {repeats} runs, ours"
-        f" {fast_repeats}" + (", quick sizes" if args.quick else ""),
-        flush=True,
+        f"{args.events} events; helpers {repeats} rounds, ours {fast_repeats}" + (", quick sizes" if args.quick else "")
     )
-    warm_up = streams(workloads.write_file(1, 0.05))
-    for contender in CONTENDERS:  # imports, first calls and caches, untimed
-        contender.run(warm_up, fresh_events(warm_up, contender.api, build[contender.shape][contender.api]))
+    contenders = make_contenders(repeats, fast_repeats)
+    harness.warm_up(contenders, [Round(streams(workloads.write_file(1, 0.05)), build)])  # imports, first calls, caches
     done = []
     for key in TITLES:
         stream = streams(build_workload(key, scale))
-        print(f"  running {TITLES[key]} ({len(stream.pieces):,} pieces) ...", file=sys.stderr, flush=True)
-        done.append((key, stream, measure(stream, repeats, fast_repeats, args.cap, build, args.events == "prebuilt")))
-    text, _ = report(done, judge=not args.quick, prebuilt=args.events == "prebuilt")
-    print(text)
-    if args.json:
-        raw = {
-            "environment": env,
+        session.progress(f"running {TITLES[key]} ({len(stream.pieces):,} pieces) ...")
+        done.append((key, stream, measure(contenders, stream, repeats, fast_repeats, args.cap, build, prebuilt)))
+    print(report(session, done, contenders, judge=not args.quick, prebuilt=prebuilt))
+    session.raw.update(
+        {
             "events": args.events,
-            "repeats": repeats,
-            "fast_repeats": fast_repeats,
+            "rounds": {"helpers": repeats, "ours": fast_repeats},
             "scale": scale,
             "calls": {
                 key: {
                     "chars": len(stream.text),
                     "pieces": len(stream.pieces),
                     "events": {api: len(events) for api, events in stream.events.items()},
-                    "results": {
-                        n: {"times": r.times, "status": r.status, "detail": r.detail} for n, r in results.items()
-                    },
+                    "results": {name: result.to_json() for name, result in results.items()},
                 }
                 for key, stream, results in done
             },
         }
-        args.json.write_text(json.dumps(raw, indent=2))
-    ours_failed = any(results[c.name].status for _, _, results in done for c in CONTENDERS if c.ours)
-    return 1 if ours_failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    )
+    return 1 if harness.failed([results for _, _, results in done], contenders) else 0

@@ -1,27 +1,28 @@
 """Our SDK adapters' cost per event over the parser in instructions, counted by callgrind: a figure that a slow or
-noisy machine does not change, where ``bench/sdk.py``'s wall times do (they can differ by 2x from one day's machine
-to the next).
+noisy machine does not change, where the sdk suite's wall times do (they can differ by 2x from one day's machine to
+the next).
 
-What is counted. The write-file call (20 KB at ``--scale 1``) is built as each API's events, as ``bench/sdk.py`` builds
-them (SDK objects through ``construct_type``, or dicts), all up front. Three of ``bench/sdk.py``'s readers then read
-them, each in a process of its own under callgrind: ``parser`` (the pieces appended to a ``ToolCallArgumentsStream``),
-``floor`` (each piece read straight out of its event, then appended) and ``ours`` (the API's accumulator, ``feed``).
-Only the reading is counted: a marker library, compiled with gcc against valgrind's ``callgrind.h``, switches
-callgrind's instrumentation on before it and its collection on and off around it. Each reader reads a prefix of
-the events first, uncounted, so that the interpreter has specialised its code, as it has in a long stream. The
-table gives (reader - parser) / events.
+What is counted. The write-file call (20 KB at ``--scale 1``) is built as each API's events, as the sdk suite builds
+them (SDK objects through ``construct_type``, or dicts), all up front. Three of the sdk suite's readers then read
+them, each in a process of its own under callgrind (``python -m bench instructions --child ...``, started from the
+repository root): ``parser`` (the pieces appended to a ``ToolCallArgumentsStream``), ``floor`` (each piece read
+straight out of its event, then appended) and ``ours`` (the API's accumulator, ``feed``). Only the reading is
+counted: a marker library, compiled with gcc against valgrind's ``callgrind.h``, switches callgrind's instrumentation
+on before it and its collection on and off around it. Each reader reads a prefix of the events first, uncounted, so
+that the interpreter has specialised its code, as it has in a long stream. The table gives (reader - parser) /
+events.
 
 What it does not count. An instruction is not a nanosecond: a load that misses the caches counts as one, and walking
-an SDK chunk's five objects misses them often (see ``bench/sdk.py``'s floor). Use this for what the adapter's own
-code costs, and to compare two versions of it; use ``bench/sdk.py`` for time.
+an SDK chunk's five objects misses them often (see the sdk suite's floor). Use this for what the adapter's own code
+costs, and to compare two versions of it; use the sdk suite for time.
 
-    python bench/instructions.py [--scale S] [--api anthropic|chat|responses ...]
-    python bench/instructions.py --walks [--scale S]
+    python -m bench instructions [--quick] [--scale S] [--api anthropic|chat|responses ...] [--json out.json]
+    python -m bench instructions --walks [--scale S]
 
 ``--walks`` counts instead what walking an OpenAI Chat chunk (SDK objects) down to its piece costs, with no checks, by
 each way Python code can read a pydantic model's fields (``WALKS``): the floor of any plain-Python reader of it.
 
-Needs valgrind (with its headers: Debian's ``valgrind`` package) and gcc.
+Needs valgrind (with its headers: Debian's ``valgrind`` package), gcc, and the SDKs (the test extra).
 """
 
 from __future__ import annotations
@@ -38,9 +39,12 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Optional
 
-HERE = Path(__file__).resolve().parent
+from bench import harness
+
+PACKAGES = ("anthropic", "openai", "pydantic")
+MARKDOWN = True
+
 MARKER_SOURCE = """
 #include <valgrind/callgrind.h>
 void start(void) { CALLGRIND_START_INSTRUMENTATION; CALLGRIND_ZERO_STATS; CALLGRIND_TOGGLE_COLLECT; }
@@ -63,11 +67,13 @@ WALKS = {
 }
 
 
-def run_walk(walk: str, event: object) -> object:
-    """``sdk.py``'s floor reader for Chat SDK objects (``event`` is one of them), with the piece read by one of
-    ``WALKS``."""
-    import sdk
+# --- Child: one reader under callgrind ------------------------------------------------------------------------------
 
+
+def run_walk(walk: str, event: object) -> object:
+    """The sdk suite's floor reader for Chat SDK objects (``event`` is one of them), with the piece read by one of
+    ``WALKS``."""
+    from bench.suites import sdk
     from streaming_json.integrations._fields import instance_dict_reader
 
     return sdk.run_floor(
@@ -85,14 +91,13 @@ def read_events(reader: str, api: str, shape: str, scale: float, marker: str) ->
     """In the child process under callgrind: build the events, warm the reader up, count one read of them all."""
     import ctypes
 
-    sys.path[:0] = [str(HERE.parent), str(HERE)]
-    import sdk
-    import workloads
+    from bench import workloads
+    from bench.suites import sdk
 
     stream = sdk.streams(workloads.write_file(1, scale))
     events = list(sdk.fresh_events(stream, api, sdk.builders()[shape][api]))
     if reader.startswith("walk:"):
-        run = run_walk(reader.removeprefix("walk:"), events[0][0])
+        run = run_walk(reader[len("walk:") :], events[0][0])
     else:
         run = {
             "parser": sdk.run_parser(api),
@@ -108,26 +113,26 @@ def read_events(reader: str, api: str, shape: str, scale: float, marker: str) ->
     collect.stop()
     if arguments != json.loads(stream.text):
         sys.exit(f"{reader} read {api} {shape} events wrongly")
-    print(len(events))
+    print(json.dumps({"events": len(events)}))
+
+
+# --- Parent: the children, the table --------------------------------------------------------------------------------
 
 
 def count(reader: str, api: str, shape: str, scale: float, marker: str, folder: str) -> tuple[int, int]:
     """Run one reader under callgrind; return (instructions counted, events read)."""
     out = Path(folder) / f"{re.sub(r'[^A-Za-z0-9]+', '_', reader)}-{api}-{shape}.out"
     command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no"]
-    command += [f"--callgrind-out-file={out}", sys.executable, __file__]
+    command += [f"--callgrind-out-file={out}", sys.executable, "-m", "bench", "instructions"]
     command += ["--child", reader, api, shape, str(scale), marker]
-    env = {**os.environ, "PYTHONHASHSEED": "0"}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
-    if done.returncode:
-        raise RuntimeError(f"{reader} {api} {shape}: {done.stderr.strip()[-500:]}")
+    read = harness.child_json(command, env={**os.environ, "PYTHONHASHSEED": "0"})
     totals = [
         int(line.split()[1])
         for path in Path(folder).glob(f"{out.name}*")
         for line in path.read_text().splitlines()
         if line.startswith("totals:")
     ]
-    return max(totals), int(done.stdout.split()[-1])
+    return max(totals), int(read["events"])
 
 
 def build_marker(folder: str) -> str:
@@ -137,21 +142,24 @@ def build_marker(folder: str) -> str:
     return str(library)
 
 
-def main(argv: Optional[list[str]] = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scale", type=float, default=0.25, help="of the 20 KB write-file call (default 0.25)")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--scale", type=float, help="of the 20 KB write-file call (default 0.25, quick 0.05)")
     parser.add_argument("--api", action="append", choices=APIS, help="the APIs to count (default: all)")
     parser.add_argument("--walks", action="store_true", help="count walking a Chat chunk by each way of reading it")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
+
+
+def run(session: harness.Session) -> int:
+    args = session.args
     if args.child:
         reader, api, shape, scale, marker = args.child
         read_events(reader, api, shape, float(scale), marker)
         return 0
     missing = [tool for tool in ("valgrind", "gcc") if shutil.which(tool) is None]
     if missing:
-        print(f"bench/instructions.py needs {' and '.join(missing)}", file=sys.stderr)
+        print(f"the instructions suite needs {' and '.join(missing)}", file=sys.stderr)
         return 2
+    scale = args.scale or (0.05 if args.quick else 0.25)
     apis = args.api or list(APIS)
     if args.walks:
         jobs = [("parser", "chat", "sdk")] + [(f"walk:{walk}", "chat", "sdk") for walk in WALKS]
@@ -160,31 +168,28 @@ def main(argv: Optional[list[str]] = None) -> int:
     with tempfile.TemporaryDirectory() as folder:
         marker = build_marker(folder)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-            futures = {job: pool.submit(count, *job, args.scale, marker, folder) for job in jobs}
+            futures = {job: pool.submit(count, *job, scale, marker, folder) for job in jobs}
             counted = {job: future.result() for job, future in futures.items()}
+    session.raw.update({"scale": scale, "counts": {" ".join(job): list(found) for job, found in counted.items()}})
+    print(harness.environment_line(session.env))
     if args.walks:
         baseline, events = counted["parser", "chat", "sdk"]
         print(
             f"Walking a Chat chunk (SDK objects) to its piece, no checks: instructions per event over the parser, "
-            f"callgrind, write-file call at scale {args.scale} ({events:,} events)"
+            f"callgrind, write-file call at scale {scale} ({events:,} events)"
         )
-        print("| read of each model | instructions |")
-        print("| --- | --- |")
-        for walk in WALKS:
-            print(f"| {walk} | {(counted[f'walk:{walk}', 'chat', 'sdk'][0] - baseline) / events:,.0f} |")
+        rows = [[walk, f"{(counted[f'walk:{walk}', 'chat', 'sdk'][0] - baseline) / events:,.0f}"] for walk in WALKS]
+        print(session.table(["read of each model", "instructions"], rows))
         return 0
-    print(f"Instructions per event over the parser, callgrind, write-file call at scale {args.scale}")
-    print("| API | events | floor, SDK objects | ours, SDK objects | floor, dicts | ours, dicts |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(f"Instructions per event over the parser, callgrind, write-file call at scale {scale}")
+    rows = []
     for api in apis:
         cells = []
         for shape in SHAPES:
             baseline, events = counted["parser", api, shape]
             for reader in ("floor", "ours"):
                 cells.append(f"{(counted[reader, api, shape][0] - baseline) / events:,.0f}")
-        print(f"| {api} | {events:,} | " + " | ".join(cells) + " |")
+        rows.append([api, f"{events:,}", *cells])
+    headers = ["API", "events", "floor, SDK objects", "ours, SDK objects", "floor, dicts", "ours, dicts"]
+    print(session.table(headers, rows))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,25 +1,26 @@
-"""The pure backend on PyPy against the compiled core on CPython, on the benchmark's LLM workloads (issue 9).
+"""The pure backend on PyPy against the compiled core on CPython, on the LLM workloads (issue 9).
 
 What is measured. Each contender streams every call of a workload through a fresh parser, ``append(piece)`` then
-``snapshot()`` per piece, as a live UI does (the loop of ``run.py``), and its final value is checked against
+``snapshot()`` per piece, as a live UI does (the loop of the peers suite), and its final value is checked against
 ``json.loads``. Contenders:
 
-- ``cpython compiled``: the compiled core (``streaming_json._core``) on the CPython running this script;
+- ``cpython compiled``: the compiled core (``streaming_json._core``) on the CPython running this suite;
 - ``pypy pure``: the pure backend (``streaming_json._pure``) on PyPy (``--pypy``, default ``pypy3``);
 - ``cpython pure``: the pure backend on this CPython, for scale (``--no-cpython-pure`` leaves it out).
 
-Warm-up policy. Every (contender, workload) pair runs in a fresh process, so that the first run is truly cold: on
-PyPy it includes tracing and compiling the JIT's loops, which a short-lived process (a CLI, a worker that parses one
-tool call) pays in full. The process then runs the workload again and again; "warm" is the median of the last
-``--runs`` runs after ``--warmup`` runs (default 20 on PyPy, where ``w3`` needs about 15 to settle; 3 on CPython,
-which has no JIT), the state of a long-lived server. "runs to warm" is the first run within 10 % of that median.
+Warm-up policy. Every (contender, workload) pair runs in a fresh process (``python -m bench pypy --child``, from the
+repository root, so that PyPy imports this checkout's streaming_json), so that the first run is truly cold: on PyPy it
+includes tracing and compiling the JIT's loops, which a short-lived process (a CLI, a worker that parses one tool
+call) pays in full. The process then runs the workload again and again; "warm" is the median of the last ``--runs``
+runs after ``--warmup`` runs (default 20 on PyPy, where ``w3`` needs about 15 to settle; 3 on CPython, which has no
+JIT), the state of a long-lived server. "runs to warm" is the first run within 10 % of that median.
 
 The texts are generated once, here, and handed to every child, so that the two interpreters read the same
-characters (``workloads.py`` takes its Python source from the running interpreter's standard library). Times are
-CPU time of the child (``process_time``, after ``gc.collect()``), since this machine is shared; the children of a
+characters (``bench/workloads.py`` takes its Python source from the running interpreter's standard library). Times
+are CPU time of the child (``process_time``, after ``gc.collect()``), since this machine is shared; the children of a
 workload run one after another, the contenders in rotating order.
 
-    .venv/bin/python bench/pypy.py [--pypy PATH] [--only 1,3] [--runs N] [--warmup N] [--json out.json]
+    python -m bench pypy [--quick] [--pypy PATH] [--only 1,3] [--runs N] [--warmup N] [--json out.json]
 """
 
 from __future__ import annotations
@@ -36,8 +37,11 @@ from pathlib import Path
 from time import process_time
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
+from bench import harness, workloads
+
+PACKAGES = ()
+MARKDOWN = True
+
 KEYS = ["1", "2", "3", "4", "5", "6", "8"]
 WARM_WITHIN = 1.10  # "runs to warm": the first run within this factor of the warm median
 
@@ -59,7 +63,6 @@ def _stream(parser_class: Any, calls: list[list[str]]) -> list[Any]:
 
 
 def child(backend: str, pieces_file: Path, warmup: int, runs: int) -> dict[str, Any]:
-    sys.path.insert(0, str(ROOT))  # this checkout's streaming_json
     if backend == "compiled":
         from streaming_json import _core as module
     else:
@@ -88,12 +91,9 @@ def _summary(times: list[float], warmup: int) -> dict[str, Any]:
 
 
 def _run_child(interpreter: str, backend: str, pieces_file: Path, warmup: int, runs: int) -> dict[str, Any]:
-    command = [interpreter, __file__, "--child", backend, "--pieces", str(pieces_file)]
+    command = [interpreter, "-m", "bench", "pypy", "--child", backend, "--pieces", str(pieces_file)]
     command += ["--warmup", str(warmup), "--runs", str(runs)]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr}")
-    result: dict[str, Any] = json.loads(done.stdout)
+    result: dict[str, Any] = harness.child_json(command)
     result.update(_summary(result["times"], warmup))
     return result
 
@@ -102,63 +102,58 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f}"
 
 
-def _table(headers: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pypy", default="pypy3", help="the PyPy interpreter (default: pypy3)")
-    parser.add_argument("--only", help="comma-separated workloads (default: 1,2,3,4,5,6,8)")
-    parser.add_argument("--runs", type=int, default=9, help="measured runs after the warm-up (default 9)")
-    parser.add_argument("--warmup", type=int, default=20, help="warm-up runs on PyPy (default 20)")
+    parser.add_argument("--only", help="comma-separated workloads (default: 1,2,3,4,5,6,8; quick: 1,3)")
+    parser.add_argument("--runs", type=int, help="measured runs after the warm-up (default 9, quick 3)")
+    parser.add_argument("--warmup", type=int, help="warm-up runs on PyPy (default 20, quick 5)")
     parser.add_argument("--cpython-warmup", type=int, default=3, help="warm-up runs on CPython (default 3)")
     parser.add_argument("--no-cpython-pure", action="store_true", help="leave out the pure backend on CPython")
-    parser.add_argument("--json", type=Path, help="write the raw times to this file")
     parser.add_argument("--child", choices=["pure", "compiled"], help=argparse.SUPPRESS)
     parser.add_argument("--pieces", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args(argv)
-    if args.child:
+
+
+def run(session: harness.Session) -> int:
+    args = session.args
+    if args.child:  # the parent gives every number
         print(json.dumps(child(args.child, args.pieces, args.warmup, args.runs)))
         return 0
-
+    runs = args.runs if args.runs is not None else (3 if args.quick else 9)
+    warmup = args.warmup if args.warmup is not None else (5 if args.quick else 20)
     if platform.python_implementation() != "CPython":
-        parser.error("run this script with CPython (it starts PyPy itself)")
-    sys.path[:0] = [str(ROOT), str(HERE)]
-    import workloads
-
+        raise SystemExit("run the pypy suite with CPython (it starts PyPy itself)")
     pypy_version = subprocess.run(
         [args.pypy, "-c", "import sys; print(sys.version.replace(chr(10), ' '))"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.strip()
-    print(f"CPython {platform.python_version()}; PyPy: {pypy_version}")
-    print(f"warm-up: {args.warmup} runs on PyPy, {args.cpython_warmup} on CPython; warm = median of {args.runs} runs")
+    print(harness.environment_line(session.env))
+    print(f"PyPy: {pypy_version}")
+    print(f"warm-up: {warmup} runs on PyPy, {args.cpython_warmup} on CPython; warm = median of {runs} runs")
     contenders = [
         ("cpython compiled", sys.executable, "compiled", args.cpython_warmup),
-        ("pypy pure", args.pypy, "pure", args.warmup),
+        ("pypy pure", args.pypy, "pure", warmup),
     ]
     if not args.no_cpython_pure:
         contenders.append(("cpython pure", sys.executable, "pure", args.cpython_warmup))
 
-    keys = args.only.split(",") if args.only else KEYS
+    keys = args.only.split(",") if args.only else (["1", "3"] if args.quick else KEYS)
+    scale = 0.125 if args.quick else 1.0
     rows, raw = [], {}
     with tempfile.TemporaryDirectory() as folder:
         for turn, key in enumerate(keys):
-            workload = workloads.build(key, 1.0)
+            workload = workloads.build(key, scale)
             if workload is None:
                 print(f"workload {key} skipped: no corpus at {workloads.CORPUS}")
                 continue
             pieces_file = Path(folder) / f"{key}.json"
             pieces_file.write_text(json.dumps([call.pieces for call in workload.calls]), encoding="utf-8")
-            print(f"  running {key}: {workload.title} ...", file=sys.stderr, flush=True)
+            session.progress(f"running {key}: {workload.title} ...")
             results = {}
             rotation = turn % len(contenders)
-            for name, interpreter, backend, warmup in contenders[rotation:] + contenders[:rotation]:
-                results[name] = _run_child(interpreter, backend, pieces_file, warmup, args.runs)
+            for name, interpreter, backend, its_warmup in contenders[rotation:] + contenders[:rotation]:
+                results[name] = _run_child(interpreter, backend, pieces_file, its_warmup, runs)
             raw[key] = {"title": workload.title, "chars": workload.chars, "results": results}
             compiled, pypy = results["cpython compiled"], results["pypy pure"]
             row = [
@@ -179,11 +174,6 @@ def main(argv: list[str] | None = None) -> int:
     headers += ["PyPy / compiled, cold", "PyPy / compiled, warm"]
     if not args.no_cpython_pure:
         headers.append("CPython pure, ms")
-    print(_table(headers, rows))
-    if args.json:
-        args.json.write_text(json.dumps(raw, indent=2))
+    print(session.table(headers, rows))
+    session.raw.update({"pypy": pypy_version, "runs": runs, "workloads": raw})
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,203 @@
+"""The compiled core against the reference it ports: the TypeScript module on V8, and against the core as it was.
+
+What is measured. Every contender replays each workload's pieces (``bench/workloads.py``: the peers' workloads, the
+real corpus first), a new parser per call, ``append(piece)`` then ``snapshot()`` after every piece:
+
+- ours: the compiled core and the pure backend, each with the reference's reading and with ``stable=True``;
+  each in a process of its own (``bench/replay_child.py``), warmed up on the case and timing its own runs, as the
+  reference does: a contender timed in a heap that holds every workload pays more for the garbage collector's full
+  passes, which would make the comparison with the reference's fresh process unfair;
+- the reference: ``@earendil-works/pi-ai`` 1.6.0 from npm (its ``utils/streaming-json.js``), run under Node by
+  ``bench/reference.mjs``, which warms V8 up on the case and times its own runs (wall time, the median of 5);
+  ``make bench`` installs it into ``.venv-bench/node`` (``--reference-dir`` points elsewhere);
+- with ``--baseline DIR``, a checkout of an earlier commit (built in place: ``python setup.py build_ext --inplace``):
+  its two backends run in a child process (``PYTHONPATH=DIR``), timed as the reference is, so that "no workload
+  slower than before" is measured in the same run;
+- the floor: ``json.loads`` of the whole text once.
+
+How. Wall time (a Node process's CPU time would count V8's background threads, which compile and collect beside the
+main one), interleaved rounds: each round starts every contender's child once, which warms up on the case (3 runs)
+and reports the best of 5 timed runs; a cell is the median of the rounds' bests. On a shared machine the best of
+several runs is the one least disturbed by the other processes. Every final value is compared with ``json.loads`` of
+the text (MISMATCH otherwise; the reference's JavaScript numbers compare equal to Python's). Targets (issue 23): the
+compiled core at or below the reference on every workload (at most 0.8 of it on the real corpus), bulk reading
+(workload 4, 1.2 MB of records in 4 KB pieces) within 1.4x of one ``json.loads``, and no workload slower than the
+baseline.
+
+    python -m bench reference [--quick] [--rounds N] [--only 8,4] [--baseline DIR] [--reference-dir DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from importlib import import_module
+from pathlib import Path
+
+from bench import harness, workloads
+from bench.harness import ROOT, Contender, Timed, contender
+from bench.workloads import Workload
+
+PACKAGES = ()
+MARKDOWN = True
+ORDER = ["8", "1", "2", "3", "4", "5", "6"]
+REFERENCE_DIR = ROOT / ".venv-bench" / "node"
+REFERENCE_PACKAGE = "@earendil-works/pi-ai@1.6.0"
+CHILD_RUNS = 5
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds (default: 5)")
+    parser.add_argument("--only", help="comma-separated workload keys (default: all)")
+    parser.add_argument("--baseline", type=Path, help="a built checkout of an earlier commit, timed beside ours")
+    parser.add_argument("--reference-dir", type=Path, default=REFERENCE_DIR, help="where the npm package is installed")
+
+
+# --- Contenders -----------------------------------------------------------------------------------------------------
+
+
+class CaseFiles:
+    """Each workload's pieces written once to a JSON file that the child contenders read."""
+
+    def __init__(self) -> None:
+        self.directory = Path(tempfile.mkdtemp(prefix="streaming-json-reference-"))
+        self.paths: dict[str, Path] = {}
+
+    def path(self, workload: Workload, warmup: int) -> Path:
+        if workload.key not in self.paths:
+            path = self.directory / f"workload-{workload.key}.json"
+            calls = [call.pieces for call in workload.calls]
+            path.write_text(json.dumps({"calls": calls, "warmup": warmup, "runs": CHILD_RUNS}), encoding="utf-8")
+            self.paths[workload.key] = path
+        return self.paths[workload.key]
+
+    def remove(self) -> None:
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
+def node_reference(files: CaseFiles, reference_dir: Path) -> harness.Runner:
+    def run(workload: Workload, deadline: float) -> Timed:
+        case = files.path(workload, warmup=3)
+        out = harness.child_json(["node", str(ROOT / "bench" / "reference.mjs"), str(case), str(reference_dir)])
+        return Timed(out["seconds"], out["finals"])
+
+    return run
+
+
+def child(files: CaseFiles, checkout: Path, name: str) -> harness.Runner:
+    """A contender timed in a process of its own (bench/replay_child.py), on the checkout's streaming_json."""
+    environment = {**os.environ, "PYTHONPATH": str(checkout), "STREAMING_JSON_PURE_PYTHON": "0"}
+    script = str(ROOT / "bench" / "replay_child.py")
+
+    def run(workload: Workload, deadline: float) -> Timed:
+        case = files.path(workload, warmup=3)
+        out = harness.child_json([sys.executable, script, str(case), name], env=environment)
+        return Timed(out["seconds"], out["finals"])
+
+    return run
+
+
+def make_contenders(args: argparse.Namespace, files: CaseFiles) -> list[Contender]:
+    def ours(name: str, child_name: str) -> Contender:
+        import_module("streaming_json._core" if name.startswith("cython") else "streaming_json._pure")
+        return Contender(name, child(files, ROOT, child_name), ours=True, capped=False)
+
+    def reference() -> Contender:
+        if shutil.which("node") is None:
+            raise ImportError("no node on PATH")
+        if not (args.reference_dir / "node_modules" / "@earendil-works" / "pi-ai").is_dir():
+            raise ImportError(f"npm install --prefix {args.reference_dir} {REFERENCE_PACKAGE} (make bench does)")
+        return Contender("reference", node_reference(files, args.reference_dir), capped=False)
+
+    contenders = [
+        contender("cython", lambda: ours("cython", "cython"), missing="not built"),
+        contender("cython stable", lambda: ours("cython stable", "cython-stable"), missing="not built"),
+        contender("pure", lambda: ours("pure", "pure")),
+        contender("pure stable", lambda: ours("pure stable", "pure-stable")),
+        contender("reference", reference),
+        Contender("json.loads", child(files, ROOT, "json.loads"), capped=False),
+    ]
+    if args.baseline is not None:
+        for backend in ("cython", "pure"):
+            contenders.append(
+                Contender(f"{backend} (base)", child(files, args.baseline.resolve(), backend), capped=False)
+            )
+    return contenders
+
+
+def reference_versions(reference_dir: Path) -> str:
+    """Node's version and the reference package's, for the environment line."""
+    manifest = reference_dir / "node_modules" / "@earendil-works" / "pi-ai" / "package.json"
+    if shutil.which("node") is None or not manifest.exists():
+        return "; reference: not installed"
+    node = harness.child_json(["node", "-e", "console.log(JSON.stringify(process.version))"])
+    return f"; node {node}, {REFERENCE_PACKAGE.rsplit('@', 1)[0]} {json.loads(manifest.read_text())['version']}"
+
+
+# --- Targets and report ---------------------------------------------------------------------------------------------
+
+RATIOS = [
+    # (header, slower, faster, target (op, limit) or None, the workloads the target applies to)
+    ("cython/reference", "cython", "reference", ("<=", 1.0), {"1", "2", "3", "4", "5", "6"}),
+    ("corpus: cython/reference", "cython", "reference", ("<=", 0.8), {"8"}),
+    ("cython stable/reference", "cython stable", "reference", None, set()),
+    ("cython/json.loads", "cython", "json.loads", ("<=", 1.4), {"4"}),
+    ("cython stable/cython", "cython stable", "cython", None, set()),
+    ("cython/base", "cython", "cython (base)", ("<=", 1.05), set(ORDER)),
+    ("pure/base", "pure", "pure (base)", ("<=", 1.05), set(ORDER)),
+    ("pure stable/pure (base)", "pure stable", "pure (base)", None, set()),
+]
+
+
+def run(session: harness.Session) -> int:
+    args = session.args
+    scale = 0.1 if args.quick else 1.0
+    rounds = 1 if args.quick else args.rounds
+    keys = args.only.split(",") if args.only else ORDER
+    files = CaseFiles()
+    try:
+        contenders = make_contenders(args, files)
+        names = [c.name for c in contenders]
+        print(harness.environment_line(session.env) + reference_versions(args.reference_dir))
+        done = []
+        for key in keys:
+            workload = workloads.build(key, scale)
+            if workload is None:
+                continue
+            session.progress(f"workload {key}: {workload.title}")
+            expected = [json.loads(call.text) for call in workload.calls]
+            results = harness.measure(contenders, workload, rounds=rounds, expected=expected)
+            done.append((workload, results))
+            session.raw[key] = {name: results[name].to_json() for name in names}
+    finally:
+        files.remove()
+    targets = harness.Targets()
+    print(
+        session.table(
+            ["key", "what", "chars", "pieces"], [[w.key, w.title, f"{w.chars:,}", f"{w.pieces:,}"] for w, _ in done]
+        )
+    )
+    print("\nMedian time per workload (append, then snapshot after every piece)")
+    print(session.table(["key", *names], [[w.key] + [r[n].cell() for n in names] for w, r in done]))
+    for c in contenders:
+        if c.run is None:
+            print(f"{c.name}: n/a ({c.missing})")
+    print("\nRatios ('ok'/'MISS' against the targets)")
+    present = [entry for entry in RATIOS if entry[1] in names and entry[2] in names]
+    rows = []
+    for w, results in done:
+        row = [w.key]
+        for _, slow, fast, target, applies in present:
+            value, bound = harness.ratio(results[slow], results[fast])
+            text = harness.format_ratio(value, bound)
+            if target and w.key in applies:
+                text += targets.judge(value, *target, bound=bound)
+            row.append(text)
+        rows.append(row)
+    print(session.table(["key", *[entry[0] for entry in present]], rows))
+    print(targets.summary())
+    return 1 if harness.failed([r for _, r in done], contenders) else 0

@@ -1,0 +1,54 @@
+"""LangChain and LangGraph: live tool calls from ``AIMessageChunk``\\ s, and LangChain's streaming output parsers,
+each piece read once.
+
+- :class:`~streaming_json.integrations.LangChainToolCalls` reads the chunks of ``model.stream()``/``astream()``,
+  their dict form, and LangGraph's ``stream_mode="messages"`` parts. It imports no LangChain.
+- ``JsonOutputParser``, ``JsonOutputToolsParser`` and ``PydanticToolsParser`` are LangChain's parsers of the same
+  names and fields, for ``model | parser`` chains: a user changes one import line. They are LangChain ``Runnable``\\ s,
+  so the first use of one of these names imports ``langchain_core`` (``pip install 'streaming-json[langchain]'``).
+
+::
+
+    from streaming_json.integrations.langchain import JsonOutputToolsParser, LangChainToolCalls
+
+    tool_calls = LangChainToolCalls()
+    for call in tool_calls.stream(model.bind_tools([write_file]).stream("Write hello.py")):
+        show(call.name, call.arguments)
+
+    chain = model.bind_tools([write_file]) | JsonOutputToolsParser()
+    for calls in chain.stream("Write hello.py"):
+        show(calls)  # [{"args": {...}, "type": "write_file"}], as LangChain's parser gives them
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._langchain_messages import LangChainToolCalls
+
+if TYPE_CHECKING:  # made on first use (below): they import LangChain
+    from ._langchain_parsers import JsonOutputParser, JsonOutputToolsParser, PydanticToolsParser
+
+__all__ = ["LangChainToolCalls", "JsonOutputParser", "JsonOutputToolsParser", "PydanticToolsParser"]
+
+_RUNNABLES = frozenset(("JsonOutputParser", "JsonOutputToolsParser", "PydanticToolsParser"))
+
+
+def __getattr__(name: str) -> Any:
+    """The output parsers, made on first use: they subclass LangChain's, so they import it."""
+    if name not in _RUNNABLES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    try:
+        from . import _langchain_parsers
+    except ImportError as error:
+        raise ImportError(
+            f"streaming_json.integrations.langchain.{name} is a LangChain output parser and needs langchain-core: "
+            "pip install 'streaming-json[langchain]'"
+        ) from error
+    value = getattr(_langchain_parsers, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _RUNNABLES)
