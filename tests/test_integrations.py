@@ -248,7 +248,11 @@ def test_responses_the_end_of_the_response_ends_open_calls(backend: ModuleType) 
     calls.feed(item_added(0, "fc_1", "call_1", "search"))
     calls.feed(arguments_delta(0, "fc_1", '{"query": "cut off'))
     (call,) = calls.feed({"type": "response.incomplete", "response": {"id": "resp_1", "status": "incomplete"}})
-    assert call.done and call.arguments == {} and malformed_error_for('{"query": "cut off')(call.error)
+    assert call.done and call.arguments == {} and call.problem is not None and call.problem.kind == "incomplete"
+    assert (
+        call.error
+        == 'Tool call arguments are incomplete: the response is incomplete.\nReceived arguments: {"query": "cut off'
+    )
 
 
 # --- Anthropic Messages -----------------------------------------------------------------------------------------
