@@ -117,6 +117,7 @@ $(BENCH_STAMP): setup.py pyproject.toml
 bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
 	$(BENCH_VENV)/bin/python -m bench peers
 	$(BIN)/python -m bench sdk
+	$(BIN)/python -m bench clients
 	$(BENCH_VENV)/bin/python -m bench features
 	$(BENCH_VENV)/bin/python -m bench typed
 	$(BENCH_VENV)/bin/python -m bench reference

@@ -23,7 +23,7 @@ from ._backend import (
 )
 from ._completed import ANY, aiter_items, aiter_values, iter_items, iter_values, split_documents
 from ._repair import parse_json_with_repair, parse_tool_call_arguments, repair_json
-from ._shared import MISSING, MissingType, ToolCallReplace, ToolCallResult
+from ._shared import MISSING, JsonParseError, JsonProblem, MissingType, ProblemKind, ToolCallReplace, ToolCallResult
 from ._version import __version__ as __version__
 
 __all__ = [
@@ -40,6 +40,9 @@ __all__ = [
     "SourceChange",
     "ToolCallReplace",
     "ToolCallResult",
+    "JsonProblem",
+    "ProblemKind",
+    "JsonParseError",
     "repair_json",
     "parse_json_with_repair",
     "parse_tool_call_arguments",

@@ -2,17 +2,22 @@
 
 ``repair_json`` fixes only what breaks inside strings (raw control characters, stray backslashes); everything outside
 strings is left alone, so a repaired text parses exactly when its structure was already valid JSON.
+
+A text that does not parse gets a ``JsonProblem``: ``incomplete`` where it is a prefix of some JSON text (it ended
+inside a value: json's scanner wanted more where the text ended, or stopped inside a string, a literal or a number
+that runs to the end), ``malformed`` otherwise, at the first character that cannot continue JSON. Only the tail after
+json's error position is looked at, so telling the two apart costs nothing per character.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Optional
 
-from ._shared import ToolCallResult
+from ._shared import JsonParseError, JsonProblem, ToolCallResult
 
-__all__ = ["repair_json", "parse_json_with_repair", "parse_tool_call_arguments"]
+__all__ = ["repair_json", "parse_json_with_repair", "parse_tool_call_arguments", "json_problem", "value_start"]
 
 _NAMED_CONTROL_ESCAPES = {"\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
 _VALID_SIMPLE_ESCAPES = frozenset('"\\/bfnrt')
@@ -21,6 +26,12 @@ _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _PLAIN_STRING_RUN = re.compile(r'[^"\\\x00-\x1f]+')
 _QUOTE = re.compile(r'"')
 _JSON_WHITESPACE = " \t\n\r"
+# A proper prefix of a JSON number that is not itself a number ("-", "1.", "1e", "1.5e+"), at the end of the text.
+_NUMBER_PREFIX_AT_END = re.compile(r"(?:-|-?(?:0|[1-9][0-9]*)(?:\.|(?:\.[0-9]+)?[eE][-+]?))\Z")
+_LITERALS = ("true", "false", "null")
+_ESCAPE_PREFIX = re.compile(r"\\(?:u[0-9a-fA-F]{0,4})?")
+# Strings, blanked out so that a search for a constant finds it only outside them.
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"?', re.DOTALL)
 
 
 def _control_escape(char: str) -> str:
@@ -40,7 +51,14 @@ def repair_json(text: str) -> str:
 
     A lone backslash at the very end becomes two. Text outside strings is returned unchanged.
     """
+    return _repair(text, None)
+
+
+def _repair(text: str, anchors: Optional[list[tuple[int, int]]]) -> str:
+    """:func:`repair_json`; where ``anchors`` is a list, it gets ``(offset in text, offset in the repair)`` after each
+    repair, so that a position in the repaired text maps back to the text."""
     out: list[str] = []
+    grown = 0  # how much longer the repair is than the text so far
     position = 0
     length = len(text)
     while position < length:
@@ -70,14 +88,27 @@ def repair_json(text: str) -> str:
                 else:
                     out.append("\\\\")
                     position += 1
+                    grown += 1
+                    if anchors is not None:
+                        anchors.append((position, position + grown))
                 continue
-            out.append(_control_escape(char))
+            escape = _control_escape(char)
+            out.append(escape)
             position += 1
+            grown += len(escape) - 1
+            if anchors is not None:
+                anchors.append((position, position + grown))
     return "".join(out)
 
 
+class _NotJsonConstant(ValueError):
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} is not valid JSON")
+        self.name = name
+
+
 def _reject_constant(name: str) -> NoReturn:
-    raise ValueError(f"{name} is not valid JSON")
+    raise _NotJsonConstant(name)
 
 
 def _int_or_float(digits: str) -> Any:
@@ -95,38 +126,114 @@ def _strict_loads(text: str) -> Any:
 def parse_json_with_repair(text: str) -> Any:
     """Parse complete JSON text strictly (RFC 8259: no ``NaN`` or ``Infinity``), repairing strings if that helps.
 
-    Raises ``ValueError`` (``json.JSONDecodeError`` for syntax errors) when neither the text nor its repair parses;
-    the error is the one the original text gave.
+    Raises :class:`~streaming_json.JsonParseError` (a ``ValueError`` and a ``json.JSONDecodeError``) when neither
+    the text nor its repair parses: its message and position are those of the original text's error, and its
+    ``problem`` says whether the text was ``incomplete`` (cut off) or ``malformed``, and where.
     """
     try:
         return _strict_loads(text)
     except ValueError as first_error:
-        repaired = repair_json(text)
+        anchors: list[tuple[int, int]] = []
+        repaired = _repair(text, anchors)
         if repaired == text:
-            raise
+            raise _parse_error(text, first_error, text, first_error, anchors) from None
         try:
             return _strict_loads(repaired)
-        except ValueError:
-            raise first_error from None
+        except ValueError as error:
+            # The repaired text says what is left wrong (a raw newline in a string that is cut off is not malformed)
+            raise _parse_error(text, first_error, repaired, error, anchors) from None
+
+
+def json_problem(text: str) -> Optional[JsonProblem]:
+    """None where ``text`` parses (as :func:`parse_json_with_repair` parses it), else what is wrong with it."""
+    try:
+        parse_json_with_repair(text)
+    except JsonParseError as error:
+        return error.problem
+    except RecursionError:
+        return JsonProblem.at(text, "malformed", value_start(text), "nested too deeply to parse")
+    return None
+
+
+def _parse_error(
+    text: str, original: ValueError, read: str, error: ValueError, anchors: list[tuple[int, int]]
+) -> JsonParseError:
+    """The error to raise for ``text``: the message and position of ``original`` (the text's own error), the problem
+    of ``error`` (the error of ``read``, the text or its repair)."""
+    problem = _problem(text, read, error, anchors)
+    if isinstance(original, json.JSONDecodeError):
+        return JsonParseError(original.msg, text, original.pos, problem)
+    return JsonParseError(str(original), text, problem.offset, problem, formatted=str(original))
+
+
+def _problem(text: str, read: str, error: ValueError, anchors: list[tuple[int, int]]) -> JsonProblem:
+    if isinstance(error, _NotJsonConstant):
+        offset = _STRING.sub(lambda string: " " * len(string.group()), read).find(error.name)
+        return JsonProblem.at(text, "malformed", _in_text(max(offset, 0), read, text, anchors), str(error))
+    if not isinstance(error, json.JSONDecodeError):  # pragma: no cover - json raises nothing else on str
+        return JsonProblem.at(text, "malformed", 0, str(error))
+    if _ends_inside_value(read, error.pos, error.msg):
+        return JsonProblem.at(text, "incomplete", len(text), "the text ended inside a value")
+    return JsonProblem.at(text, "malformed", _in_text(error.pos, read, text, anchors), error.msg)
+
+
+def _ends_inside_value(text: str, position: int, message: str) -> bool:
+    """Whether ``text``, where json's scanner failed at ``position`` with ``message``, is a prefix of JSON text."""
+    rest = text[position:]
+    if not rest.strip(_JSON_WHITESPACE):  # it wanted more where the text ended
+        return True
+    if message.startswith("Unterminated string"):  # a string runs to the end
+        return True
+    if message.startswith("Invalid \\"):  # an escape at the very end: json checks it before the missing quote
+        return _ESCAPE_PREFIX.fullmatch(text, text.rfind("\\", 0, position + 1)) is not None
+    if message == "Expecting value" and any(literal.startswith(rest) for literal in _LITERALS):
+        return True  # "tr", "nul": a literal cut off
+    number = _NUMBER_PREFIX_AT_END.search(text)
+    # "1." or "-": a number cut off, which json stopped inside (or, where a value was due, at its start)
+    return number is not None and (
+        number.start() < position or (number.start() == position and message == "Expecting value")
+    )
+
+
+def _in_text(position: int, read: str, text: str, anchors: list[tuple[int, int]]) -> int:
+    """A position in ``read`` (the text, or its repair) as a position in ``text``."""
+    if read is text:
+        return position
+    base_text, base_read = 0, 0
+    for in_text, in_read in anchors:
+        if in_read > position:
+            break
+        base_text, base_read = in_text, in_read
+    return min(base_text + position - base_read, len(text))
+
+
+def value_start(text: str) -> int:
+    """Where the value of ``text`` starts: its first character that is not blank."""
+    return len(text) - len(text.lstrip(_JSON_WHITESPACE))
 
 
 def parse_tool_call_arguments(text: str) -> ToolCallResult:
     """Parse a tool call's complete argument text.
 
-    Empty or blank text gives ``{}`` with no error. Text that does not parse, or is not a JSON object, gives ``{}``
-    and an error message that names the problem and ends with ``Received arguments:`` and the text.
+    Empty or blank text gives ``{}`` with no error. Text that does not parse, or is not a JSON object, gives ``{}``,
+    an error message that names the problem and ends with ``Received arguments:`` and the text, and ``problem``:
+    ``incomplete`` (the text was cut off), ``malformed`` or ``not_object``, with where.
     """
     if not text.strip(_JSON_WHITESPACE):  # blank: nothing but what a JSON parser skips
         return ToolCallResult({}, None)
     try:
         value = parse_json_with_repair(text)
-    except (ValueError, RecursionError) as error:
-        problem = f"Tool call arguments are not valid JSON: {error}"
+    except JsonParseError as error:
+        message, problem = f"Tool call arguments are not valid JSON: {error}", error.problem
+    except RecursionError as error:
+        message = f"Tool call arguments are not valid JSON: {error}"
+        problem = JsonProblem.at(text, "malformed", value_start(text), "nested too deeply to parse")
     else:
         if isinstance(value, dict):
             return ToolCallResult(value, None)
-        problem = f"Tool call arguments must be a JSON object, not {_json_type_name(value)}"
-    return ToolCallResult({}, f"{problem}.\nReceived arguments: {text}")
+        message = f"Tool call arguments must be a JSON object, not {_json_type_name(value)}"
+        problem = JsonProblem.at(text, "not_object", value_start(text), f"a JSON object, not {_json_type_name(value)}")
+    return ToolCallResult({}, f"{message}.\nReceived arguments: {text}", problem)
 
 
 def _json_type_name(value: Any) -> str:

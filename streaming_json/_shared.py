@@ -1,6 +1,6 @@
 """What every floor of the package agrees on: the aliases, the sentinels, the result tuples of the tool-call helpers,
-the messages both backends raise with, the rule "the text so far, continued or restarted", and the numbers of the
-cost model.
+the problems a program can act on (``JsonProblem``, ``JsonParseError``), the messages both backends raise with, the
+rule "the text so far, continued or restarted", and the numbers of the cost model.
 
 The reading rules live in the backends; this module is the lowest floor, imported by every other and importing none
 of them (``tests/test_layers.py``).
@@ -8,7 +8,8 @@ of them (``tests/test_layers.py``).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple, Optional, Union
+import json
+from typing import Any, Literal, NamedTuple, Optional, Union
 
 __all__ = [
     "Key",
@@ -19,6 +20,10 @@ __all__ = [
     "ABSENT",
     "ToolCallReplace",
     "ToolCallResult",
+    "WithProblem",
+    "JsonProblem",
+    "ProblemKind",
+    "JsonParseError",
     "continuation",
     "CHANGE_IS_ABSTRACT",
     "STR_AFTER_BYTES",
@@ -105,13 +110,100 @@ class ToolCallReplace(NamedTuple):
     """The partial arguments of the new text."""
 
 
-class ToolCallResult(NamedTuple):
-    """Result of :meth:`ToolCallArgumentsStream.finish` and :func:`parse_tool_call_arguments`."""
+ProblemKind = Literal["incomplete", "malformed", "not_object", "invalid"]
+"""What was wrong with a text: ``"incomplete"`` (it ended inside a value, or the stream or the provider stopped before
+the value did), ``"malformed"`` (it is not JSON), ``"not_object"`` (tool-call arguments that are JSON but not an
+object), ``"invalid"`` (JSON that does not validate against a tool's or an output's declared type)."""
 
+
+class JsonProblem(NamedTuple):
+    """What was wrong with a text, for a program to act on: retry a cut-off stream, send a malformed call back to the
+    model. ``error`` messages say the same for people (and models)."""
+
+    kind: ProblemKind
+    """``"incomplete"``, ``"malformed"``, ``"not_object"`` or ``"invalid"`` (:data:`ProblemKind`)."""
+    offset: int
+    """Where reading failed, in characters from the start of the text: the first character that cannot continue
+    JSON (``"malformed"``), the end of the text (``"incomplete"``), the start of the value (``"not_object"``,
+    ``"invalid"``)."""
+    line: int
+    """The line of ``offset``, from 1."""
+    column: int
+    """The column of ``offset`` in its line, from 1 (as ``json.JSONDecodeError.colno``)."""
+    detail: str
+    """What the reader found there, e.g. ``"Expecting ',' delimiter"`` or ``"the stream ended before the call did"``."""
+
+    @classmethod
+    def at(cls, text: str, kind: ProblemKind, offset: int, detail: str) -> JsonProblem:
+        """The problem of ``kind`` at ``offset`` of ``text``, with its line and column."""
+        line = text.count("\n", 0, offset) + 1
+        return cls(kind, offset, line, offset - text.rfind("\n", 0, offset), detail)
+
+
+class JsonParseError(json.JSONDecodeError):
+    """Raised by :func:`~streaming_json.parse_json_with_repair` where the text does not parse: a ``ValueError`` (and a
+    ``json.JSONDecodeError``, whose message, ``pos``, ``lineno`` and ``colno`` are the original text's error), with
+    ``problem``, the :class:`JsonProblem` a program acts on."""
+
+    problem: JsonProblem
+    """What was wrong, and where."""
+
+    def __init__(self, message: str, doc: str, pos: int, problem: JsonProblem, formatted: Optional[str] = None) -> None:
+        super().__init__(message, doc, pos)
+        if formatted is not None:  # a message that is not json's own ("NaN is not valid JSON") is kept as it was
+            self.args = (formatted,)
+        self.problem = problem
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return type(self), (self.msg, self.doc, self.pos, self.problem, self.args[0])
+
+
+class WithProblem(tuple):  # type: ignore[type-arg]
+    """A result pair that also carries ``problem`` (an attribute, not a third member: ``value, error = result`` and
+    comparisons with plain pairs go on working). The first base of a result class, before its ``NamedTuple``."""
+
+    problem: Optional[JsonProblem] = None
+    """None, or what was wrong and where (``kind``, ``offset``, ``line``, ``column``), for a program to act on."""
+
+    def __new__(cls, first: Any, error: Optional[str], problem: Optional[JsonProblem] = None) -> Any:
+        result = super().__new__(cls, first, error)  # type: ignore[call-arg]  # the NamedTuple's __new__
+        result.problem = problem
+        return result
+
+    def __repr__(self) -> str:
+        return f"{super().__repr__()[:-1]}, problem={self.problem!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, WithProblem) and self.problem != other.problem:
+            return False
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = tuple.__hash__
+
+    def _replace(self, **changes: Any) -> Any:
+        problem = changes.pop("problem", self.problem)
+        return type(self)(*super()._replace(**changes), problem)  # type: ignore[misc, call-arg]
+
+
+class _ToolCallResultFields(NamedTuple):
     arguments: dict[str, Any]
-    """The parsed arguments; ``{}`` where the text was malformed or not an object."""
+    """The parsed arguments; ``{}`` where the text was malformed, cut off or not an object."""
     error: Optional[str]
     """``None``, or a message naming the problem and ending with ``Received arguments:`` and the text."""
+
+
+class ToolCallResult(WithProblem, _ToolCallResultFields):
+    """Result of :meth:`ToolCallArgumentsStream.finish` and :func:`parse_tool_call_arguments`: the pair
+    ``(arguments, error)`` (unpack it as ``arguments, error = result``), and ``problem``, None or the
+    :class:`JsonProblem` that ``error`` describes."""
+
+    def __new__(
+        cls, arguments: dict[str, Any], error: Optional[str], problem: Optional[JsonProblem] = None
+    ) -> ToolCallResult:
+        return super().__new__(cls, arguments, error, problem)  # type: ignore[no-any-return]
 
 
 def continuation(held: str, text: str) -> Optional[str]:

@@ -6,10 +6,12 @@ comment ``<!-- output -->`` is what the python blocks before it printed, since t
 that is not meant to run follows the comment ``<!-- not run: why -->``; other shell languages (``sh``, ``bash``)
 must be marked so or written as ``console`` blocks with their output.
 
-The SDK examples create their clients as a user does (``anthropic.Anthropic()``, ``openai.OpenAI()``); the examples
-run with the SDKs' base URLs pointing at ``ReplayServer``, a real HTTP server on 127.0.0.1 that answers each request
-with server-sent events in the API's documented shapes (built from tests/sdk_events.py): the SDKs' own clients,
-decoding and stream managers run as they do for a user, with no network.
+The SDK examples create their clients as a user does (``anthropic.Anthropic()``, ``openai.OpenAI()``,
+``genai.Client()``, ``cohere.ClientV2()``, ``boto3.client("bedrock-runtime")``); the examples run with the SDKs' base
+URLs pointing at ``ReplayServer``, a real HTTP server on 127.0.0.1 that answers each request with server-sent events
+in the API's documented shapes (built from tests/sdk_events.py and tests/provider_streams.py; AWS event-stream
+messages for Bedrock): the SDKs' own clients, decoding and stream managers run as they do for a user, with no
+network.
 
 ``python -m tests.docs_examples PAGE ...`` runs pages in a process of their own and prints the failures as JSON, so
 that a test can run them on a backend other than the one its process imported.
@@ -35,8 +37,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Optional
 
+from . import provider_streams
 from . import sdk_events as sse
-from .sse_replay import sse_body
+from .sse_replay import event_stream_message, sse_body
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -53,6 +56,11 @@ OPTIONAL_MODULES = {
     "langchain_openai",
     "pydantic_ai",
     "agents",
+    "google",
+    "google.genai",
+    "cohere",
+    "boto3",
+    "httpx",
 }
 # Languages of code a reader would run: a block in one of them is run (above), or marked as not run.
 SHELL_LANGUAGES = {"sh", "bash", "shell", "zsh", "pycon", "py", "python3"}
@@ -233,17 +241,31 @@ STRUCTURED_OUTPUT_PIECES = [
 TOOL_CALL_PIECES["final_result"] = STRUCTURED_OUTPUT_PIECES
 
 
-def _answer(path: str, request: dict[str, Any]) -> bytes:
-    """The event stream that answers ``request`` at ``path``: a call of the first tool it offers that has one, or
-    else the structured output."""
-    tool_names = [tool.get("name") or tool.get("function", {}).get("name") for tool in request.get("tools", [])]
-    tool = next((name for name in tool_names if name in TOOL_CALL_PIECES), None)
+def _tool_names(request: dict[str, Any]) -> list[Any]:
+    """The names of the tools a request offers, in each API's shape."""
+    names = []
+    for tool in request.get("tools", []) + request.get("toolConfig", {}).get("tools", []):
+        names.append(tool.get("name") or tool.get("function", {}).get("name") or tool.get("toolSpec", {}).get("name"))
+        names += [declaration.get("name") for declaration in tool.get("functionDeclarations", [])]
+    return names
+
+
+def _answer(path: str, request: dict[str, Any]) -> tuple[str, bytes]:
+    """The content type and the event stream that answer ``request`` at ``path``: a call of the first tool it offers
+    that has one, or else the structured output."""
+    tool = next((name for name in _tool_names(request) if name in TOOL_CALL_PIECES), None)
     if path.endswith("/messages"):
-        return _anthropic(tool)
+        return "text/event-stream", _anthropic(tool)
     if path.endswith("/chat/completions"):
-        return _openai_chat(tool)
+        return "text/event-stream", _openai_chat(tool)
     if path.endswith("/responses"):
-        return _openai_responses(tool)
+        return "text/event-stream", _openai_responses(tool)
+    if ":streamGenerateContent" in path:
+        return "text/event-stream", _gemini(tool)
+    if path.endswith("/v2/chat"):
+        return "text/event-stream", _cohere(tool)
+    if path.endswith("/converse-stream"):
+        return "application/vnd.amazon.eventstream", _bedrock(tool)
     raise LookupError(f"no replay for {path}")
 
 
@@ -301,6 +323,62 @@ def _openai_responses(tool: Optional[str]) -> bytes:
     return sse_body(sse.numbered(stream), named=True)
 
 
+def _gemini(tool: Optional[str]) -> bytes:
+    """The Gemini API sends a call whole, in one part (``partial_args`` are Vertex AI's)."""
+    if tool is not None:
+        arguments = json.loads("".join(TOOL_CALL_PIECES[tool]))
+        part = {"functionCall": {"id": "fc_01", "name": tool, "args": arguments}}
+        chunks = [provider_streams.gemini_chunk(part), provider_streams.gemini_chunk(None, "STOP")]
+    else:
+        chunks = [provider_streams.gemini_chunk({"text": piece}) for piece in STRUCTURED_OUTPUT_PIECES]
+        chunks.append(provider_streams.gemini_chunk(None, "STOP"))
+    return sse_body(chunks)
+
+
+def _cohere(tool: Optional[str]) -> bytes:
+    if tool is not None:
+        events = provider_streams.cohere_stream([(tool, "")], 0)
+        tool_call = events[2]["delta"]["message"]["tool_calls"]
+        tool_call["id"] = "call_01"
+        deltas = [
+            {
+                "type": "tool-call-delta",
+                "index": 0,
+                "delta": {"message": {"tool_calls": {"function": {"arguments": piece}}}},
+            }
+            for piece in TOOL_CALL_PIECES[tool]
+        ]
+        events = [*events[:3], *deltas, *events[3:]]
+    else:
+        start = {"type": "content-start", "index": 0, "delta": {"message": {"content": {"type": "text", "text": ""}}}}
+        deltas = [
+            {"type": "content-delta", "index": 0, "delta": {"message": {"content": {"text": piece}}}}
+            for piece in STRUCTURED_OUTPUT_PIECES
+        ]
+        events = [start, *deltas, {"type": "content-end", "index": 0}, provider_streams.cohere_end("COMPLETE")]
+    return "".join(f"event: {event['type']}\ndata: {json.dumps(event)}\n\n" for event in events).encode()
+
+
+def _bedrock(tool: Optional[str]) -> bytes:
+    events: list[tuple[str, Any]] = [("messageStart", {"role": "assistant"})]
+    if tool is not None:
+        start = {"start": {"toolUse": {"toolUseId": "tooluse_01", "name": tool}}, "contentBlockIndex": 0}
+        events.append(("contentBlockStart", start))
+        events += [
+            ("contentBlockDelta", {"delta": {"toolUse": {"input": piece}}, "contentBlockIndex": 0})
+            for piece in TOOL_CALL_PIECES[tool]
+        ]
+        stop = "tool_use"
+    else:
+        events += [
+            ("contentBlockDelta", {"delta": {"text": piece}, "contentBlockIndex": 0})
+            for piece in STRUCTURED_OUTPUT_PIECES
+        ]
+        stop = "end_turn"
+    events += [("contentBlockStop", {"contentBlockIndex": 0}), ("messageStop", {"stopReason": stop})]
+    return b"".join(event_stream_message(kind, payload) for kind, payload in events)
+
+
 class ReplayServer:
     """An HTTP server on 127.0.0.1 that answers the SDKs' streaming requests with replayed events, on a thread of its
     own; ``environment`` points the SDKs' clients at it."""
@@ -312,10 +390,10 @@ class ReplayServer:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 request = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                body = _answer(self.path, request)
+                content_type, body = _answer(self.path, request)
                 server.requests.append(self.path)
                 self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -343,6 +421,14 @@ class ReplayServer:
             "ANTHROPIC_API_KEY": "replay",
             "OPENAI_BASE_URL": f"{address}/v1",
             "OPENAI_API_KEY": "replay",
+            "GOOGLE_GEMINI_BASE_URL": address,
+            "GOOGLE_API_KEY": "replay",
+            "CO_API_URL": address,
+            "CO_API_KEY": "replay",
+            "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": address,
+            "AWS_ACCESS_KEY_ID": "replay",
+            "AWS_SECRET_ACCESS_KEY": "replay",
+            "AWS_DEFAULT_REGION": "us-east-1",
             "OPENAI_AGENTS_DISABLE_TRACING": "1",  # the agents SDK would send its traces to OpenAI
             "NO_PROXY": "127.0.0.1",
             "no_proxy": "127.0.0.1",

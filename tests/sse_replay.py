@@ -1,10 +1,15 @@
 """The SDKs' own clients over recorded traffic: server-sent-event bytes replayed through an ``httpx.MockTransport``,
-so that the client's own decoding, event building and stream managers run as they do for a user, with no network."""
+so that the client's own decoding, event building and stream managers run as they do for a user, with no network;
+boto3's over a server on 127.0.0.1 that sends AWS event-stream messages."""
 
 from __future__ import annotations
 
+import binascii
 import json
+import struct
+import threading
 from collections.abc import Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -66,3 +71,93 @@ def anthropic_client(body: bytes, *, asynchronous: bool = False) -> Any:
         return anthropic.AsyncAnthropic(api_key="test", base_url="http://replay.test", http_client=http_client)
     http_client = httpx.Client(transport=transport)
     return anthropic.Anthropic(api_key="test", base_url="http://replay.test", http_client=http_client)
+
+
+def gemini_client(body: bytes) -> Any:
+    """A ``google.genai.Client`` (Gemini API, ``client.aio`` for async) whose every response is ``body``; it takes an
+    ``httpx2`` client (or an ``httpx`` one, on the releases before it)."""
+    genai = pytest.importorskip("google.genai")
+    httpx = httpx_module()
+    options = genai.types.HttpOptions(
+        base_url="http://replay.test",
+        httpx_client=httpx.Client(transport=replaying_transport(body)),
+        httpx_async_client=httpx.AsyncClient(transport=replaying_transport(body)),
+    )
+    return genai.Client(api_key="test", http_options=options)
+
+
+def cohere_client(body: bytes, *, asynchronous: bool = False) -> Any:
+    """A ``cohere.ClientV2`` (or ``AsyncClientV2``) whose every response is ``body``: it is built on ``httpx``."""
+    cohere = pytest.importorskip("cohere")
+    httpx = pytest.importorskip("httpx")
+
+    def answer(request: Any) -> Any:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    transport = httpx.MockTransport(answer)
+    if asynchronous:
+        return cohere.AsyncClientV2(
+            api_key="test", base_url="http://replay.test", httpx_client=httpx.AsyncClient(transport=transport)
+        )
+    return cohere.ClientV2(
+        api_key="test", base_url="http://replay.test", httpx_client=httpx.Client(transport=transport)
+    )
+
+
+# --- AWS event streams (Bedrock) ---------------------------------------------------------------------------------
+
+
+def event_stream_message(event_type: str, payload: Any) -> bytes:
+    """One message of the AWS event-stream encoding (``application/vnd.amazon.eventstream``), as Bedrock's
+    ``ConverseStream`` sends each event: a prelude (total and headers length, its CRC32), the ``:event-type``,
+    ``:content-type`` and ``:message-type`` headers (strings), the JSON payload, the message's CRC32."""
+    headers = b""
+    for name, value in ((":event-type", event_type), (":content-type", "application/json"), (":message-type", "event")):
+        encoded_name, encoded_value = name.encode(), value.encode()
+        headers += struct.pack("!B", len(encoded_name)) + encoded_name
+        headers += struct.pack("!BH", 7, len(encoded_value)) + encoded_value  # 7: a string header
+    body = json.dumps(payload, ensure_ascii=False).encode()
+    prelude = struct.pack("!II", 12 + len(headers) + len(body) + 4, len(headers))
+    message = prelude + struct.pack("!I", binascii.crc32(prelude)) + headers + body
+    return message + struct.pack("!I", binascii.crc32(message))
+
+
+class EventStreamServer:
+    """An HTTP server on 127.0.0.1 that answers every request with ``body`` as an AWS event stream: boto3's own client
+    (its signing, its HTTP stack, its event-stream decoder and parser) reads it as it reads Bedrock."""
+
+    def __init__(self, body: bytes) -> None:
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                self.send_response(200)
+                self.send_header("content-type", "application/vnd.amazon.eventstream")
+                self.send_header("content-length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def __enter__(self) -> EventStreamServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def bedrock_client(self) -> Any:
+        """A boto3 ``bedrock-runtime`` client pointed at this server (test credentials, no network)."""
+        boto3 = pytest.importorskip("boto3")
+        return boto3.client(
+            "bedrock-runtime",
+            region_name="us-east-1",
+            endpoint_url=f"http://127.0.0.1:{self._server.server_address[1]}",
+            aws_access_key_id="test",
+            aws_secret_access_key="test",
+        )

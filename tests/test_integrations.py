@@ -106,7 +106,7 @@ def test_chat_choices_finish_separately(backend: ModuleType) -> None:
     assert calls.feed(chat_chunk(finish_choice(choice=1))) == [calls.calls[1]]
     first, second = calls.calls
     assert not first.done and second.done and second.arguments == {"q": "b"}
-    assert calls.finish() == [first]
+    assert calls.feed(chat_chunk(finish_choice(choice=0))) == [first]
     assert first.arguments == {"q": "a"} and calls.finish() == []
 
 
@@ -230,7 +230,8 @@ def test_responses_a_new_item_at_an_open_index_ends_the_call_there(backend: Modu
     assert changed == [first, second]
     assert first.done and first.arguments == {"a": 1} and not second.done
     calls.feed(arguments_delta(0, "fc_2", '{"b": 2}'))
-    assert calls.finish() == [second] and second.done and second.arguments == {"b": 2}
+    assert calls.feed(response_event("completed", "completed")) == [second]
+    assert second.done and second.arguments == {"b": 2} and calls.finish() == []
 
 
 def test_responses_malformed_arguments_end_with_an_error(backend: ModuleType) -> None:
@@ -247,7 +248,11 @@ def test_responses_the_end_of_the_response_ends_open_calls(backend: ModuleType) 
     calls.feed(item_added(0, "fc_1", "call_1", "search"))
     calls.feed(arguments_delta(0, "fc_1", '{"query": "cut off'))
     (call,) = calls.feed({"type": "response.incomplete", "response": {"id": "resp_1", "status": "incomplete"}})
-    assert call.done and call.arguments == {} and malformed_error_for('{"query": "cut off')(call.error)
+    assert call.done and call.arguments == {} and call.problem is not None and call.problem.kind == "incomplete"
+    assert (
+        call.error
+        == 'Tool call arguments are incomplete: the response is incomplete.\nReceived arguments: {"query": "cut off'
+    )
 
 
 # --- Anthropic Messages -----------------------------------------------------------------------------------------

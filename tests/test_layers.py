@@ -42,9 +42,16 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("pydantic._stream", "pydantic._items"),
     ("pydantic", "pydantic.*"),
     # LLM SDKs' stream events: reading fields and sources; the accumulators; one module per API; the facade.
-    ("integrations._fields", "integrations._sources"),
+    ("integrations._fields", "integrations._sources", "integrations._sse", "integrations._paths"),
     ("integrations._tool_calls", "integrations._structured_output"),
-    ("integrations.anthropic", "integrations.openai_chat", "integrations.openai_responses"),
+    (
+        "integrations.anthropic",
+        "integrations.openai_chat",
+        "integrations.openai_responses",
+        "integrations.gemini",
+        "integrations.bedrock",
+        "integrations.cohere",
+    ),
     # Frameworks: their events read as the APIs' are; LangChain's Runnable parsers (they import LangChain) above the
     # chunk reader, and the module that offers both above them.
     ("integrations._langchain_messages", "integrations.pydantic_ai"),

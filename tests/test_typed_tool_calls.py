@@ -146,7 +146,7 @@ def test_a_name_that_arrives_late_types_the_call_with_its_text_so_far(backend: M
     calls.feed(late_name)
     assert call.parsed is not None and call.parsed.city == "Rome"
     calls.feed(chat_chunk(tool_delta(0, '"}')))
-    calls.finish()
+    calls.feed(chat_chunk(finish_choice()))
     assert call.parsed == Weather(city="Rome")
 
 

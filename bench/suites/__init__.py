@@ -42,6 +42,9 @@ SUITES = {
         ),
         Suite("snapshot_cost", "the copy-credit rule's weights, and a deep open path's cost", "the compiled core"),
         Suite("frameworks", "LangChain's and pydantic-ai's own streaming against our adapters", "the test extra"),
+        Suite(
+            "clients", "end to end through the SDKs' clients: their helpers, create(stream=True), raw", "the test extra"
+        ),
         Suite("reference", "the compiled core against the TypeScript reference on V8, and a baseline", "node"),
     )
 }

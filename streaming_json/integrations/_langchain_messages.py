@@ -88,6 +88,12 @@ class LangChainToolCalls(ToolCallAccumulator[Hashable]):
         self._last_stream: Hashable = None
         self._last_index: Any = None
 
+    def finish(self) -> list[LiveToolCall]:
+        """End the calls still open, as read (one strict parse each): LangChain's chunks carry no end of a call that
+        every chat model sends (``chunk_position="last"`` is recent), so the end of the chunks is the end of the
+        message. Return them."""
+        return self._end_open()
+
     def feed(self, chunk: Any) -> list[LiveToolCall]:
         """Read one chunk (or LangGraph stream part); return the calls it changed."""
         # The fast path: one fragment continuing the call the last chunk continued, in a chunk that does not end the

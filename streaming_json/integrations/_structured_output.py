@@ -7,22 +7,29 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any, Callable, NamedTuple, Optional
 
 from .._backend import StreamingJsonParser
-from .._repair import parse_json_with_repair
-from .._shared import MISSING, continuation
+from .._repair import json_problem, parse_json_with_repair, value_start
+from .._shared import MISSING, JsonParseError, JsonProblem, WithProblem, continuation
 from ._fields import ReadsEventFields
 from ._sources import aentered, entered
 
 __all__ = ["StructuredOutput", "StructuredOutputResult"]
 
 
-class StructuredOutputResult(NamedTuple):
-    """Result of ``finish()`` of a structured-output accumulator."""
-
+class _StructuredOutputResultFields(NamedTuple):
     value: Any
     """The value of one strict parse of the complete output (a validated instance with ``model=``); None where
     ``error`` is set."""
     error: Optional[str]
     """None, or a message naming the problem and ending with ``Received output:`` and the text."""
+
+
+class StructuredOutputResult(WithProblem, _StructuredOutputResultFields):
+    """Result of ``finish()`` of a structured-output accumulator: the pair ``(value, error)`` (unpack it as ``value,
+    error = result``), and ``problem``: None, or the :class:`~streaming_json.JsonProblem` that ``error`` describes
+    (``incomplete``, ``malformed``, or ``invalid`` with ``model=``; None too for a refusal, which ``error`` says)."""
+
+    def __new__(cls, value: Any, error: Optional[str], problem: Optional[JsonProblem] = None) -> StructuredOutputResult:
+        return super().__new__(cls, value, error, problem)  # type: ignore[no-any-return]
 
 
 class StructuredOutput(ReadsEventFields):
@@ -75,6 +82,11 @@ class StructuredOutput(ReadsEventFields):
     def error(self) -> Optional[str]:
         """None, or why the complete output is malformed or invalid (ends with ``Received output:`` and the text)."""
         return None if self.result is None else self.result.error
+
+    @property
+    def problem(self) -> Optional[JsonProblem]:
+        """None, or what was wrong with the complete output, for a program to act on (``kind``, ``offset``, ...)."""
+        return None if self.result is None else self.result.problem
 
     @property
     def text(self) -> str:
@@ -132,21 +144,43 @@ class StructuredOutput(ReadsEventFields):
             self.result = StructuredOutputResult(None, f"The model refused: {self.refusal}")
         elif self._typed is not None:
             self.model_result = self._typed.finish()
-            error = None if self.model_result.error is None else self.model_result.message_for("output")
-            self.result = StructuredOutputResult(self.model_result.value, error)
+            if self.model_result.error is None:
+                self.result = StructuredOutputResult(self.model_result.value, None)
+            else:
+                # Not JSON, or JSON that does not validate: the strict parse of the text tells which.
+                problem: Optional[JsonProblem] = json_problem(text)
+                if problem is None:
+                    problem = JsonProblem.at(text, "invalid", value_start(text), "does not validate")
+                self.result = StructuredOutputResult(None, self.model_result.message_for("output"), problem)
         else:
             try:
                 self.result = StructuredOutputResult(parse_json_with_repair(text), None)
-            except (ValueError, RecursionError) as error:
+            except (JsonParseError, RecursionError) as error:
                 message = f"Structured output is not valid JSON: {error}.\nReceived output: {text}"
-                self.result = StructuredOutputResult(None, message)
+                problem = error.problem if isinstance(error, JsonParseError) else json_problem(text)
+                self.result = StructuredOutputResult(None, message, problem)
         if self.result.error is None:
-            self.value = self.result.value
+            if _same(self.result.value, self.value):
+                # The value shown last is the value: the result holds that object, which a stream yielded once.
+                self.result = StructuredOutputResult(self.value, None)
+            else:
+                self.value = self.result.value
         return self.result
+
+    def _stopped_early(self, reason: str) -> None:
+        """The provider stopped the output before the model was done (``reason``, e.g. a length limit): the output
+        ends, and where its text does not parse it is ``incomplete``, whatever else a strict parse finds wrong with it
+        (a value that was complete, followed by blanks until the limit, is the value)."""
+        result = self.finish()
+        if result.error is not None and result.problem is not None and result.problem.kind != "incomplete":
+            text = self.text
+            self.result = result._replace(problem=JsonProblem.at(text, "incomplete", len(text), reason))
 
     def stream(self, events: Any) -> Iterator[Any]:
         """Feed every event of ``events``; yield the value whenever an event changed it, then :meth:`finish` and
-        yield the final value if it is valid and not yet yielded. ``error`` tells afterwards whether it was.
+        yield the final value if it is valid and differs from the last value yielded (where the last piece completed
+        the value, the strict parse gives an equal one, which is not yielded again). ``error`` tells afterwards
+        whether it was valid.
 
         ``events``: an iterable of events or an SDK stream manager (entered and closed here), as for tool calls.
         """
@@ -159,7 +193,7 @@ class StructuredOutput(ReadsEventFields):
                     last = value
                     yield value
         result = self.finish()
-        if result.error is None and result.value is not last:
+        if result.error is None and not _same(result.value, last):
             yield result.value
 
     async def astream(self, events: Any) -> AsyncIterator[Any]:
@@ -173,5 +207,11 @@ class StructuredOutput(ReadsEventFields):
                     last = value
                     yield value
         result = self.finish()
-        if result.error is None and result.value is not last:
+        if result.error is None and not _same(result.value, last):
             yield result.value
+
+
+def _same(value: Any, shown: Any) -> bool:
+    """Whether the final value is the value last shown: the same object, or an equal value of the same type (a
+    partial value the strict parse repeats; a typed partial twin is not its validated model)."""
+    return value is shown or (type(value) is type(shown) and value == shown)

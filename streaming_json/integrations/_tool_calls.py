@@ -3,15 +3,32 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Hashable, Iterable, Iterator, Mapping
-from typing import Any, Callable, Generic, Optional, Protocol, TypeVar
+from typing import Any, Callable, Generic, Optional, Protocol, TypeVar, cast
 
 from .._backend import ToolCallArgumentsStream
-from .._repair import parse_tool_call_arguments
-from .._shared import MISSING, ToolCallReplace, ToolCallResult, continuation
+from .._repair import parse_tool_call_arguments, value_start
+from .._shared import ABSENT, MISSING, JsonProblem, ProblemKind, ToolCallReplace, ToolCallResult, continuation
 from ._fields import ReadsEventFields
 from ._sources import aentered, entered
 
-__all__ = ["ArgumentsStream", "LiveToolCall", "ToolCallAccumulator", "TypedArguments", "unique"]
+__all__ = [
+    "ArgumentsStream",
+    "LiveToolCall",
+    "ToolCallAccumulator",
+    "TypedArguments",
+    "STREAM_ENDED",
+    "at_length_limit",
+    "unique",
+]
+
+STREAM_ENDED = "the stream ended before the call did"
+"""Why a call open when the events run out (or :meth:`ToolCallAccumulator.finish` is called) is incomplete."""
+
+
+def at_length_limit(how: str) -> str:
+    """Why a call or an output is incomplete where the provider stopped at its length limit (``how``: the field that
+    says so, e.g. ``"finish_reason 'length'"``)."""
+    return f"the provider stopped at its length limit ({how})"
 
 
 class ArgumentsStream(Protocol):
@@ -72,7 +89,8 @@ class TypedArguments:
         self.model_result = self._typed.finish()
         self.parsed = self.model_result.value
         if result.error is None and self.model_result.error is not None:
-            return ToolCallResult({}, self.model_result.message)
+            problem = JsonProblem.at(self.text, "invalid", value_start(self.text), "does not validate")
+            return ToolCallResult({}, self.model_result.message, problem)
         return result
 
     def _plain_arguments(self) -> dict[str, Any]:
@@ -88,7 +106,9 @@ class LiveToolCall:
 
     While the call streams, ``arguments`` are the partial arguments (a new dict whenever they change). When it ends,
     ``done`` is true, ``result`` is the :class:`~streaming_json.ToolCallResult` of one strict parse of the complete
-    text, and ``arguments`` are the final arguments: ``{}`` if the text was malformed, when ``error`` says why.
+    text, and ``arguments`` are the final arguments: ``{}`` if the text was malformed, when ``error`` says why and
+    ``problem`` what a program can act on. A call that the API did not end (the stream ended first, or the provider
+    stopped at its length limit while writing it) is ``incomplete``, whatever its text, blank included.
 
     A call to a tool given a type (``models={name: type}``) also has ``parsed``: the typed partial value while it
     streams (``streaming_json.pydantic``), the validated instance once done; or None, with ``error`` saying why and
@@ -133,6 +153,12 @@ class LiveToolCall:
         return None if self.result is None else self.result.error
 
     @property
+    def problem(self) -> Optional[JsonProblem]:
+        """None, or what was wrong with the arguments, for a program to act on: ``kind`` (``"incomplete"``: cut off;
+        ``"malformed"``; ``"not_object"``; ``"invalid"`` for a typed tool), ``offset``, ``line`` and ``column``."""
+        return None if self.result is None else self.result.problem
+
+    @property
     def parsed(self) -> Any:
         """For a tool given a type: the typed partial value, then the validated instance (None if invalid); else
         None."""
@@ -169,6 +195,22 @@ class LiveToolCall:
         self.result = self._stream.finish()
         self.arguments = self.result.arguments
         self.done = True
+
+    def _cut(self, reason: str) -> None:
+        """End the call as cut off (``reason``: how), whatever its text: the API did not end it."""
+        self._fail("incomplete", reason)
+
+    def _fail(self, kind: ProblemKind, reason: str) -> None:
+        """End the call with a problem of ``kind`` that its text alone does not show (``reason``: what)."""
+        text = self.text
+        offset = len(text) if kind == "incomplete" else value_start(text)
+        adjective = "incomplete" if kind == "incomplete" else "malformed"
+        message = f"Tool call arguments are {adjective}: {reason}.\nReceived arguments: {text}"
+        self.result = ToolCallResult({}, message, JsonProblem.at(text, kind, offset, reason))
+        self.arguments = {}
+        self.done = True
+        if isinstance(self._stream, TypedArguments):
+            self._stream.parsed = None
 
 
 _Key = TypeVar("_Key", bound=Hashable)
@@ -211,8 +253,9 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         return list(self._calls)
 
     def finish(self) -> list[LiveToolCall]:
-        """End the calls still open (the stream ended); return them."""
-        return self._finish_open(list(self._open))
+        """End the calls still open: the stream ended before the API ended them (a dropped connection), so each is
+        ``incomplete`` (``problem``), whatever its text; return them."""
+        return self._cut_open(list(self._open), STREAM_ENDED)
 
     def stream(self, events: Any) -> Iterator[LiveToolCall]:
         """Feed every event of ``events``; yield each call whenever an event changed it, and each call that
@@ -264,6 +307,7 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
                 call.arguments = call._append_piece("")
 
     def _finish_open(self, keys: Iterable[_Key]) -> list[LiveToolCall]:
+        """End the open calls at ``keys``, as the API ended them: one strict parse each."""
         finished = []
         for key in keys:
             call = self._open.pop(key, None)
@@ -271,6 +315,36 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
                 call._finish()
                 finished.append(call)
         return finished
+
+    def _end_open(self) -> list[LiveToolCall]:
+        """End every open call as the API ended it (the end of the message, or of a source that has no end of its
+        own for each call)."""
+        return self._finish_open(list(self._open))
+
+    def _cut_open(self, keys: Iterable[_Key], reason: str) -> list[LiveToolCall]:
+        """End the open calls at ``keys`` as cut off (``reason``)."""
+        cut = []
+        for key in keys:
+            call = self._open.pop(key, None)
+            if call is not None:
+                call._cut(reason)
+                cut.append(call)
+        return cut
+
+    def _stopped_early(self, keys: Iterable[_Key], reason: str, last_block: Any = ABSENT) -> list[LiveToolCall]:
+        """The provider stopped before the model was done (``reason``, e.g. :func:`at_length_limit`). The call it was
+        writing is cut off: of the open calls at ``keys``, the one that started last; or, where ``last_block`` is the
+        key of the last block the stream started and that block is the last call, that call, even if its block had
+        ended (a call cut right after its header ends with blank arguments, which would read as ``{}``). The other
+        open calls at ``keys`` end as the API ended them."""
+        keys = list(keys)
+        writing = self._calls[-1] if self._calls else None
+        changed = []
+        if writing is not None and (writing.key in keys and writing.key in self._open or writing.key == last_block):
+            self._open.pop(cast(_Key, writing.key), None)
+            writing._cut(reason)
+            changed.append(writing)
+        return changed + self._finish_open(keys)
 
 
 def unique(calls: Iterable[LiveToolCall]) -> list[LiveToolCall]:

@@ -9,9 +9,18 @@ from typing import Any, Optional
 
 from ._fields import get_field, get_key, get_text
 from ._structured_output import StructuredOutput
-from ._tool_calls import LiveToolCall, ToolCallAccumulator
+from ._tool_calls import LiveToolCall, ToolCallAccumulator, at_length_limit
 
 __all__ = ["AnthropicToolCalls", "AnthropicStructuredOutput"]
+
+# The stop reasons that say the model was cut off at a length limit, not done.
+_LIMITS = frozenset(("max_tokens", "model_context_window_exceeded"))
+
+
+def _limit_reason(event: Any) -> Optional[str]:
+    """Why a ``message_delta`` says the message stopped at a length limit; None where it did not."""
+    stop_reason = get_text(get_field(event, "delta"), "stop_reason")
+    return at_length_limit(f"stop_reason {stop_reason!r}") if stop_reason in _LIMITS else None
 
 
 class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
@@ -21,8 +30,13 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
     type ``input_json_delta`` (their ``partial_json``) and ends with ``content_block_stop``. Calls are keyed by the
     block ``index``. Other blocks, such as the server's own tool uses, are not tool calls for the client and are
     skipped. ``message_stop`` ends any call still open. Malformed arguments never raise (the SDK's helper raises
-    ``ValueError`` mid-stream); ``error`` says what was wrong once the call ends.
+    ``ValueError`` mid-stream); ``error`` says what was wrong once the call ends. A ``max_tokens`` stop marks the call
+    that was being written ``incomplete``.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._last_block: Any = None  # the index of the last content block started, of any kind
 
     def feed(self, event: Any) -> list[LiveToolCall]:
         """Read one event; return the calls it changed."""
@@ -66,13 +80,17 @@ class AnthropicToolCalls(ToolCallAccumulator[Optional[int]]):
             return [call] if call._append(get_field(delta, "partial_json", "")) else []
         if kind == "content_block_start":
             block = get_field(event, "content_block")
+            self._last_block = get_key(event, "index")
             if get_text(block, "type") != "tool_use":
                 return []
-            return self._start(get_key(event, "index"), get_text(block, "id"), get_text(block, "name"))
+            return self._start(self._last_block, get_text(block, "id"), get_text(block, "name"))
         if kind == "content_block_stop":
             return self._finish_open([get_key(event, "index")])
+        if kind == "message_delta":
+            reason = _limit_reason(event)
+            return [] if reason is None else self._stopped_early(list(self._open), reason, self._last_block)
         if kind == "message_stop":
-            return self.finish()
+            return self._end_open()
         return []
 
 
@@ -82,7 +100,8 @@ class AnthropicStructuredOutput(StructuredOutput):
     ``output_format`` makes the model write it.
 
     ``feed(event)`` returns the value so far (``MISSING`` until it starts); ``message_stop`` ends the output with one
-    strict parse (``result``, ``error``). ``model=`` gives typed values, as for the OpenAI accumulators.
+    strict parse (``result``, ``error``, ``problem``; a ``max_tokens`` stop makes an output that does not parse
+    ``incomplete``). ``model=`` gives typed values, as for the OpenAI accumulators.
     """
 
     def feed(self, event: Any) -> Any:
@@ -124,6 +143,10 @@ class AnthropicStructuredOutput(StructuredOutput):
                 text = get_field(block, "text")
                 if isinstance(text, str):
                     self._append(text)
+        elif kind == "message_delta":
+            reason = _limit_reason(event)
+            if reason is not None:
+                self._stopped_early(reason)
         elif kind == "message_stop":
             self.finish()
         return self.value

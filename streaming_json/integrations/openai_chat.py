@@ -10,18 +10,26 @@ from typing import Any, Callable, Optional
 
 from ._fields import get_field, get_items, get_key, get_text
 from ._structured_output import StructuredOutput
-from ._tool_calls import LiveToolCall, ToolCallAccumulator, unique
+from ._tool_calls import LiveToolCall, ToolCallAccumulator, at_length_limit, unique
 
 __all__ = ["OpenAIChatToolCalls", "OpenAIChatStructuredOutput"]
+
+# The finish reason that says the choice was cut off at the length limit, not done.
+_LIMIT = "length"
 
 
 class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
     """Tool calls from OpenAI Chat Completions chunks (``ChatCompletionChunk`` objects or dicts).
 
     A call is keyed by ``(choice index, tool call index)``, so parallel calls and ``n > 1`` choices stream side by
-    side. A choice's calls end with its ``finish_reason``; call :meth:`finish` at the end of the stream for any that
-    a provider left open (:meth:`stream` does). The chunk events of the SDK's ``chat.completions.stream()`` helper are
-    read too.
+    side, whatever index a provider starts at. A choice's calls end with its ``finish_reason`` (``"length"``: the call
+    being written is ``incomplete``); :meth:`finish` at the end of the stream marks any still open ``incomplete``
+    (:meth:`stream` calls it). The chunk events of the SDK's ``chat.completions.stream()`` helper are read too.
+
+    The shapes of the providers that speak the protocol are read as the SDK's helper reads OpenAI's: an id and a name
+    on the first chunk of a call only, or repeated on every chunk, or empty (``""``) on the continuation chunks
+    (DashScope, Qwen, DeepSeek); the first chunk with ``"arguments": ""`` or the whole arguments at once; indices from
+    1 (LiteLLM); LiteLLM's own ``ModelResponseStream`` objects. A new non-empty id at an index is a new call.
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -100,8 +108,13 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
             choice_index = get_key(choice, "index", 0)
             for tool_call in get_items(get_field(choice, "delta"), "tool_calls"):
                 changed.extend(self._read_tool_call(choice_index, tool_call))
-            if get_field(choice, "finish_reason") is not None:
-                changed.extend(self._finish_open([key for key in self._open if key[0] == choice_index]))
+            finish_reason = get_field(choice, "finish_reason")
+            if finish_reason is not None:
+                keys = [key for key in self._open if key[0] == choice_index]
+                if finish_reason == _LIMIT:
+                    changed.extend(self._stopped_early(keys, at_length_limit(f"finish_reason {finish_reason!r}")))
+                else:
+                    changed.extend(self._finish_open(keys))
         return unique(changed)
 
     def _read_tool_call(self, choice_index: int, tool_call: Any) -> list[LiveToolCall]:
@@ -188,6 +201,9 @@ class OpenAIChatStructuredOutput(StructuredOutput):
             text = get_field(delta, "content")
             if isinstance(text, str):
                 self._append(text)
-            if get_field(choice, "finish_reason") is not None:
+            finish_reason = get_field(choice, "finish_reason")
+            if finish_reason == _LIMIT:
+                self._stopped_early(at_length_limit(f"finish_reason {finish_reason!r}"))
+            elif finish_reason is not None:
                 self.finish()
         return self.value

@@ -8,7 +8,7 @@ from typing import Any, Callable, Optional
 
 from ._fields import ReadsEventFields, get_field, get_key, get_text, instance_dict_reader
 from ._structured_output import StructuredOutput
-from ._tool_calls import LiveToolCall, ToolCallAccumulator
+from ._tool_calls import LiveToolCall, ToolCallAccumulator, at_length_limit
 
 __all__ = ["OpenAIResponsesToolCalls", "OpenAIResponsesStructuredOutput"]
 
@@ -31,6 +31,17 @@ def _agents_data(reader: ReadsEventFields, event: Any) -> Any:
     return data
 
 
+def _cut_reason(event: Any) -> Optional[str]:
+    """Why the response ended before its output did (``response.incomplete``, ``.failed``); None where it did not."""
+    kind = get_text(event, "type")
+    if kind == "response.incomplete":
+        reason = get_text(get_field(get_field(event, "response"), "incomplete_details"), "reason")
+        if reason == "max_output_tokens":
+            return at_length_limit(f"incomplete_details.reason {reason!r}")
+        return f"the response is incomplete ({reason})" if reason else "the response is incomplete"
+    return "the response failed" if kind == "response.failed" else None
+
+
 class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
     """Function calls from OpenAI Responses API stream events (the SDK's event objects or dicts).
 
@@ -38,12 +49,17 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
     ``response.function_call_arguments.delta`` and ends with ``response.function_call_arguments.done`` or
     ``response.output_item.done``, whose complete text is taken with ``replace()``: where it does not continue the
     text streamed so far, the call starts over from it. Calls are keyed by ``output_index``; ``id`` is the call's
-    ``call_id``. The end of the response (``response.completed``, ``.incomplete``, ``.failed``) ends open calls.
+    ``call_id``. The end of the response (``response.completed``) ends open calls; ``response.incomplete`` (a
+    ``max_output_tokens`` stop) marks the call being written ``incomplete``, ``response.failed`` every open one.
 
     openai-agents' stream events (``Runner.run_streamed(...).stream_events()``) are read as they are: a
     ``RawResponsesStreamEvent`` gives its ``data``, the others are skipped. For chat-completions and LiteLLM models
     the agents SDK gives every item the id ``"__fake_id__"``, which is never read: calls are keyed by output index.
     """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._last_item: Any = None  # the output index of the last item added, of any kind
 
     def feed(self, event: Any) -> list[LiveToolCall]:
         """Read one event; return the calls it changed."""
@@ -88,10 +104,16 @@ class OpenAIResponsesToolCalls(ToolCallAccumulator[Optional[int]]):
                 return []
             return self._end_item(index, get_field(item, "arguments"), get_text(item, "name"))
         if kind in _ENDS:
-            return self.finish()
+            reason = _cut_reason(event)
+            if reason is None:
+                return self._end_open()
+            if kind == "response.failed":
+                return self._cut_open(list(self._open), reason)
+            return self._stopped_early(list(self._open), reason, self._last_item)
         return []
 
     def _start_item(self, index: Optional[int], item: Any) -> list[LiveToolCall]:
+        self._last_item = index
         if get_text(item, "type") != "function_call":
             return []
         changed = self._start(index, get_text(item, "call_id"), get_text(item, "name"))
@@ -168,6 +190,8 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
                     self._replace_from(self._part_start, text)
         elif kind == "response.refusal.delta":
             self._append_refusal(get_field(event, "delta"))
+        elif kind == "response.incomplete":
+            self._stopped_early(_cut_reason(event) or kind)
         elif kind in _ENDS:
             self.finish()
         return self.value

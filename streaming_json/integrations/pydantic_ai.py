@@ -52,6 +52,11 @@ class PydanticAIToolCalls(ToolCallAccumulator[Optional[int]]):
     (``final_result``) is a call like the others. The run's end (``AgentRunResultEvent``) ends the calls still open.
     """
 
+    def finish(self) -> list[LiveToolCall]:
+        """End the calls still open, as read (one strict parse each): pydantic-ai's events end a call with
+        ``part_end`` only in its recent releases, so the end of the events is the end of the calls. Return them."""
+        return self._end_open()
+
     def feed(self, event: Any) -> list[LiveToolCall]:
         """Read one event; return the calls it changed."""
         # The fast path: an arguments delta of an open call. The events are dataclasses (each class its own instance
@@ -113,7 +118,7 @@ class PydanticAIToolCalls(ToolCallAccumulator[Optional[int]]):
                 call._replace(text)
             return self._finish_open([index])
         if kind in _RUN_ENDS:
-            return self.finish()
+            return self._end_open()  # the run's end: the calls still open end as read
         return []
 
     def _read_delta(self, index: Any, delta: Any) -> list[LiveToolCall]:
