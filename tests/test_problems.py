@@ -130,13 +130,13 @@ def test_a_repaired_string_does_not_move_the_offset() -> None:
 
 def test_the_error_keeps_json_s_message_and_position() -> None:
     text = '{"a": 1 "b": 2}'
-    with pytest.raises(json.JSONDecodeError) as json_raised:
-        json.loads(text)
     with pytest.raises(JsonParseError) as raised:
         parse_json_with_repair(text)
     error = raised.value
     assert isinstance(error, ValueError) and isinstance(error, json.JSONDecodeError)
-    assert str(error) == str(json_raised.value) and (error.pos, error.lineno, error.colno) == (8, 1, 9)
+    # json's own words (PyPy's json words this error otherwise where no hook is given: a literal, not json.loads(text))
+    assert str(error) == "Expecting ',' delimiter: line 1 column 9 (char 8)"
+    assert (error.msg, error.pos, error.lineno, error.colno) == ("Expecting ',' delimiter", 8, 1, 9)
     assert error.problem == JsonProblem("malformed", 8, 1, 9, "Expecting ',' delimiter")
     again = pickle.loads(pickle.dumps(error))
     assert (str(again), again.problem) == (str(error), error.problem)
