@@ -111,6 +111,7 @@ $(BENCH_STAMP): setup.py pyproject.toml
 	$(BENCH_VENV)/bin/python -m pip install --quiet --no-build-isolation -e '.[bench]'
 	touch $(BENCH_STAMP)
 
+# BASELINE=DIR: a checkout of an earlier commit, built in place, that the reference suite times beside ours.
 # Every suite runs through one harness, `python -m bench SUITE` from the repository root (`python -m bench --list`).
 # The SDK helpers are timed in the test environment, which has the SDKs' newest releases (the users' peers); in the
 # bench environment instructor holds openai at an older one.
@@ -120,7 +121,7 @@ bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python -m bench clients
 	$(BENCH_VENV)/bin/python -m bench features
 	$(BENCH_VENV)/bin/python -m bench typed
-	$(BENCH_VENV)/bin/python -m bench reference
+	$(BENCH_VENV)/bin/python -m bench reference $(if $(BASELINE),--baseline $(BASELINE))
 
 # The reference this library ports (the TypeScript module, as published on npm), for the reference suite: installed
 # beside the bench environment, outside the source tree.
