@@ -21,6 +21,9 @@ from bench.__main__ import main
 from bench.harness import Contender, NotApplicable, Stopped, Timed
 from bench.suites import SUITES
 
+# Each test runs a suite or the harness's rounds: seconds apiece, for the benchmarks rather than the library.
+pytestmark = pytest.mark.slow
+
 
 class FakeClock:
     """A clock that moves only when a contender says how long its run took."""

@@ -45,6 +45,7 @@ def test_page_examples_run(page: Path, replay: ReplayServer, monkeypatch: pytest
         raise
 
 
+@pytest.mark.slow  # every page again, in a process of its own
 @needs_both_backends
 def test_page_examples_run_on_the_pure_backend(replay: ReplayServer) -> None:
     """Every page again, in a process that imported the pure backend (the one above imported the compiled core)."""

@@ -63,6 +63,7 @@ def cuts_of(text: str, seed: int) -> dict[str, list[str]]:
     }
 
 
+@pytest.mark.slow  # the whole corpus: make test runs it, make test-fast skips it
 @pytest.mark.parametrize("format_name", FORMAT_NAMES)
 def test_real_calls_stream_exactly_however_cut(backend: ModuleType, format_name: str) -> None:
     """Every real call, in every format, with prose around, one to three at a time: the same events for every cut,

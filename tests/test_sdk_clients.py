@@ -172,6 +172,7 @@ def test_openai_compatible_empty_arguments(backend: ModuleType, arguments: Any) 
     check_calls(calls, texts=[""], expected=[("call_ping", "ping", {})])
 
 
+@pytest.mark.slow  # importing litellm takes seconds
 def test_litellm_model_response_stream_objects(backend: ModuleType, monkeypatch: pytest.MonkeyPatch) -> None:
     """LiteLLM's own chunk objects (``ModelResponseStream``, whose choices and deltas keep their fields as pydantic
     extras), with the first call at index 1, as LiteLLM streams some providers' calls."""
@@ -409,6 +410,7 @@ def corpus_gemini_chunks() -> list[Any]:
     return streams.gemini_stream(REAL_CALLS, SEED)
 
 
+@pytest.mark.slow  # the whole corpus: make test runs it, make test-fast skips it
 def test_every_real_call_through_gemini_fragments(backend: ModuleType) -> None:
     """Every real call's arguments as ``partial_args`` fragments (strings in token pieces, numbers, booleans and
     nulls at their paths, keys that need brackets): the text written from them parses to the arguments."""
@@ -430,6 +432,7 @@ def corpus_anthropic_chunks() -> list[bytes]:
     return cuts
 
 
+@pytest.mark.slow  # the whole corpus: make test runs it, make test-fast skips it
 def test_every_real_call_through_the_raw_path_on_bytes_cut_anywhere(backend: ModuleType) -> None:
     calls = AnthropicToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     check_calls(
