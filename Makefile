@@ -119,6 +119,7 @@ bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
 	$(BENCH_VENV)/bin/python -m bench peers
 	$(BIN)/python -m bench sdk
 	$(BIN)/python -m bench clients
+	$(BIN)/python -m bench frameworks
 	$(BENCH_VENV)/bin/python -m bench features
 	$(BENCH_VENV)/bin/python -m bench typed
 	$(BENCH_VENV)/bin/python -m bench reference $(if $(BASELINE),--baseline $(BASELINE))
