@@ -256,7 +256,22 @@ def _patch_between(previous: Any, value: Any) -> list[dict[str, Any]]:
     return list(jsonpatch.make_patch(None if previous is MISSING else previous, value).patch)
 
 
-class JsonOutputParser(_LangChainJsonOutputParser):
+class _ReadsEachChunkOnce:
+    """What the three drop-in parsers share: LangChain's streaming hooks, each reading the chunks once through a new
+    ``_reading()`` (before LangChain's own base in their bases, so that these hooks are the ones called)."""
+
+    def _reading(self) -> _Reading:
+        raise NotImplementedError
+
+    def _transform(self, input: Iterator[Any]) -> Iterator[Any]:
+        yield from _outputs(self._reading(), input)
+
+    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[Any]:
+        async for output in _aoutputs(self._reading(), input):
+            yield output
+
+
+class JsonOutputParser(_ReadsEachChunkOnce, _LangChainJsonOutputParser):
     """LangChain's ``JsonOutputParser`` (the same fields: ``pydantic_object``, ``diff``), reading each piece once.
 
     Streaming, it yields the value so far whenever a chunk changed it (with ``diff=True``, the JSON Patch operations
@@ -270,12 +285,8 @@ class JsonOutputParser(_LangChainJsonOutputParser):
     parser_class: Annotated[Optional[Callable[..., Any]], SkipValidation()] = None
     """The parser (a backend's ``StreamingJsonParser``; by default the package's)."""
 
-    def _transform(self, input: Iterator[Any]) -> Iterator[Any]:
-        yield from _outputs(_JsonText(self.diff, self.parser_class), input)
-
-    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        async for output in _aoutputs(_JsonText(self.diff, self.parser_class), input):
-            yield output
+    def _reading(self) -> _Reading:
+        return _JsonText(self.diff, self.parser_class)
 
     def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """As LangChain's; with ``partial=False`` one strict parse (a cut or malformed text raises
@@ -430,7 +441,7 @@ def _strict_calls_of(message: Any, reader: LangChainToolCalls) -> Optional[list[
     return reader.calls
 
 
-class JsonOutputToolsParser(_LangChainJsonOutputToolsParser):
+class JsonOutputToolsParser(_ReadsEachChunkOnce, _LangChainJsonOutputToolsParser):
     """LangChain's ``JsonOutputToolsParser`` (the same fields: ``strict``, ``return_id``, ``first_tool_only``),
     reading each piece once.
 
@@ -456,13 +467,6 @@ class JsonOutputToolsParser(_LangChainJsonOutputToolsParser):
     def _reading(self) -> _Reading:
         return _ToolCallsOutput(self.return_id, self.first_tool_only, self._tool_calls())
 
-    def _transform(self, input: Iterator[Any]) -> Iterator[Any]:
-        yield from _outputs(self._reading(), input)
-
-    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        async for output in _aoutputs(self._reading(), input):
-            yield output
-
     def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """As LangChain's; with ``partial=False`` strict: see the class."""
         if partial:
@@ -475,7 +479,7 @@ class JsonOutputToolsParser(_LangChainJsonOutputToolsParser):
         return _ToolCallsOutput(self.return_id, self.first_tool_only)._render(calls)
 
 
-class PydanticToolsParser(_LangChainPydanticToolsParser):
+class PydanticToolsParser(_ReadsEachChunkOnce, _LangChainPydanticToolsParser):
     """LangChain's ``PydanticToolsParser`` (the same fields: ``tools``, ``first_tool_only``), reading each piece once
     and validating each call once.
 
@@ -503,13 +507,6 @@ class PydanticToolsParser(_LangChainPydanticToolsParser):
             models=tools, arguments_stream_class=self.arguments_stream_class, parser_class=self.parser_class
         )
         return _PydanticToolsOutput(self.first_tool_only, tools, calls)
-
-    def _transform(self, input: Iterator[Any]) -> Iterator[Any]:
-        yield from _outputs(self._reading(), input)
-
-    async def _atransform(self, input: AsyncIterator[Any]) -> AsyncIterator[Any]:
-        async for output in _aoutputs(self._reading(), input):
-            yield output
 
     def parse_result(self, result: list[Generation], *, partial: bool = False) -> Any:
         """As LangChain's; with ``partial=False`` strict: see :class:`JsonOutputToolsParser`."""
