@@ -28,18 +28,16 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import traceback
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Optional
 
 from . import provider_streams
 from . import sdk_events as sse
-from .sse_replay import event_stream_message, sse_body
+from .sse_replay import LocalServer, event_stream_message, sse_body
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -379,43 +377,23 @@ def _bedrock(tool: Optional[str]) -> bytes:
     return b"".join(event_stream_message(kind, payload) for kind, payload in events)
 
 
-class ReplayServer:
-    """An HTTP server on 127.0.0.1 that answers the SDKs' streaming requests with replayed events, on a thread of its
-    own; ``environment`` points the SDKs' clients at it."""
+class ReplayServer(LocalServer):
+    """A server on 127.0.0.1 that answers the SDKs' streaming requests with replayed events; ``environment`` points
+    the SDKs' clients at it."""
 
     def __init__(self) -> None:
         self.requests: list[str] = []
-        server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                request = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
-                content_type, body = _answer(self.path, request)
-                server.requests.append(self.path)
-                self.send_response(200)
-                self.send_header("content-type", content_type)
-                self.send_header("content-length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+        def answer(path: str, request: bytes) -> tuple[str, bytes]:
+            answered = _answer(path, json.loads(request or b"{}"))
+            self.requests.append(path)
+            return answered
 
-            def log_message(self, format: str, *args: Any) -> None:  # no request lines on stderr
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    def __enter__(self) -> ReplayServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        super().__init__(answer)
 
     @property
     def environment(self) -> dict[str, str]:
-        address = f"http://127.0.0.1:{self._server.server_address[1]}"
+        address = self.address
         return {
             "ANTHROPIC_BASE_URL": address,
             "ANTHROPIC_API_KEY": "replay",

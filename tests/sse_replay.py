@@ -8,9 +8,9 @@ import binascii
 import json
 import struct
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -122,27 +122,31 @@ def event_stream_message(event_type: str, payload: Any) -> bytes:
     return message + struct.pack("!I", binascii.crc32(message))
 
 
-class EventStreamServer:
-    """An HTTP server on 127.0.0.1 that answers every request with ``body`` as an AWS event stream: boto3's own client
-    (its signing, its HTTP stack, its event-stream decoder and parser) reads it as it reads Bedrock."""
+class LocalServer:
+    """An HTTP server on 127.0.0.1, on a thread of its own while the ``with`` block runs, that answers every POST with
+    ``answer(path, request_body) -> (content_type, body)``; ``address`` is its base URL."""
 
-    def __init__(self, body: bytes) -> None:
+    def __init__(self, answer: Callable[[str, bytes], tuple[str, bytes]]) -> None:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("content-length", 0)))
+                content_type, body = answer(self.path, self.rfile.read(int(self.headers.get("content-length", 0))))
                 self.send_response(200)
-                self.send_header("content-type", "application/vnd.amazon.eventstream")
+                self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:
+            def log_message(self, format: str, *args: Any) -> None:  # no request lines on stderr
                 pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
-    def __enter__(self) -> EventStreamServer:
+    @property
+    def address(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self: _Server) -> _Server:
         self._thread.start()
         return self
 
@@ -151,13 +155,24 @@ class EventStreamServer:
         self._server.server_close()
         self._thread.join()
 
+
+_Server = TypeVar("_Server", bound=LocalServer)
+
+
+class EventStreamServer(LocalServer):
+    """A server on 127.0.0.1 that answers every request with ``body`` as an AWS event stream: boto3's own client (its
+    signing, its HTTP stack, its event-stream decoder and parser) reads it as it reads Bedrock."""
+
+    def __init__(self, body: bytes) -> None:
+        super().__init__(lambda path, request: ("application/vnd.amazon.eventstream", body))
+
     def bedrock_client(self) -> Any:
         """A boto3 ``bedrock-runtime`` client pointed at this server (test credentials, no network)."""
         boto3 = pytest.importorskip("boto3")
         return boto3.client(
             "bedrock-runtime",
             region_name="us-east-1",
-            endpoint_url=f"http://127.0.0.1:{self._server.server_address[1]}",
+            endpoint_url=self.address,
             aws_access_key_id="test",
             aws_secret_access_key="test",
         )

@@ -38,6 +38,7 @@ from time import process_time
 from typing import Any
 
 from bench import harness, workloads
+from bench.replay_child import replay  # a new parser per call, append then snapshot after every piece
 
 PACKAGES = ()
 MARKDOWN = True
@@ -47,19 +48,6 @@ WARM_WITHIN = 1.10  # "runs to warm": the first run within this factor of the wa
 
 
 # --- Child: one contender, one workload, one process ------------------------------------------------------------
-
-
-def _stream(parser_class: Any, calls: list[list[str]]) -> list[Any]:
-    finals = []
-    for pieces in calls:
-        parser = parser_class()
-        append, snapshot = parser.append, parser.snapshot
-        value = None
-        for piece in pieces:
-            append(piece)
-            value = snapshot()
-        finals.append(value)
-    return finals
 
 
 def child(backend: str, pieces_file: Path, warmup: int, runs: int) -> dict[str, Any]:
@@ -73,7 +61,7 @@ def child(backend: str, pieces_file: Path, warmup: int, runs: int) -> dict[str, 
     for index in range(warmup + runs):
         gc.collect()
         start = process_time()
-        finals = _stream(module.StreamingJsonParser, calls)
+        finals = replay(module.StreamingJsonParser, calls)
         times.append(process_time() - start)
         if index == 0 and finals != expected:
             implementation = platform.python_implementation()
