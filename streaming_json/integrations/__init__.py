@@ -7,7 +7,8 @@ One accumulator per API and purpose turns stream events into live values:
   that speak the same protocol), :class:`OpenAIResponsesToolCalls` (``response.function_call_arguments.delta`` ...),
   :class:`AnthropicToolCalls` (``content_block_delta`` with ``input_json_delta`` ...), :class:`GeminiToolCalls`
   (``function_call``: whole ``args``, or ``partial_args`` at JSON paths), :class:`BedrockToolCalls` (Converse's
-  ``contentBlockDelta.delta.toolUse``), :class:`CohereToolCalls` (``tool-call-delta``);
+  ``contentBlockDelta.delta.toolUse``), :class:`CohereToolCalls` (``tool-call-delta``), :class:`OllamaToolCalls`
+  (Ollama's native ``/api/chat``: whole calls in ``message.tool_calls``);
 - structured output, as partial values, then one strict parse: :class:`OpenAIChatStructuredOutput`
   (``delta.content``), :class:`OpenAIResponsesStructuredOutput` (``response.output_text.delta``),
   :class:`AnthropicStructuredOutput` (``text_delta``), :class:`GeminiStructuredOutput` (text parts),
@@ -47,6 +48,7 @@ from .bedrock import BedrockStructuredOutput, BedrockToolCalls
 from .cohere import CohereStructuredOutput, CohereToolCalls
 from .gemini import GeminiStructuredOutput, GeminiToolCalls
 from .langchain import LangChainToolCalls
+from .ollama import OllamaToolCalls
 from .openai_chat import OpenAIChatStructuredOutput, OpenAIChatToolCalls
 from .openai_responses import OpenAIResponsesStructuredOutput, OpenAIResponsesToolCalls
 from .pydantic_ai import PydanticAIStructuredOutput, PydanticAIToolCalls
@@ -61,6 +63,7 @@ __all__ = [
     "GeminiToolCalls",
     "BedrockToolCalls",
     "CohereToolCalls",
+    "OllamaToolCalls",
     "OpenAIChatStructuredOutput",
     "OpenAIResponsesStructuredOutput",
     "AnthropicStructuredOutput",
