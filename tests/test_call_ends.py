@@ -35,6 +35,7 @@ from streaming_json.integrations import (
 from streaming_json.integrations._tool_calls import STREAM_ENDED
 
 from . import provider_streams as streams
+from .frameworks import FRAMEWORKS
 from .model_outputs import REAL_CALLS
 from .sse_replay import (
     EventStreamServer,
@@ -43,7 +44,9 @@ from .sse_replay import (
     cohere_client,
     event_stream_message,
     gemini_client,
+    httpx_module,
     openai_client,
+    replaying_transport,
     sse_body,
 )
 
@@ -472,3 +475,95 @@ def test_ollama_calls_end_in_their_chunk(backend: ModuleType, cut: int) -> None:
     ours_async = OllamaToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
     read(ours_async, ollama_client(chunks, asynchronous=True).chat(**request), asynchronous=True)
     check_ends(ours_async, finished, dropped=False)
+
+
+# --- Frameworks: LangChain's message and pydantic-ai's parts end every call, the last one too ----------------------
+
+FRAMEWORK_CASES = [(count, cut) for count, cut in chat_cases() if count > 1]
+
+
+def check_as_read(calls: Any, theirs: Sequence[tuple[Any, str]]) -> None:
+    """The framework ends every call it streamed (it cannot tell a dropped stream): so do we, each read strictly, a
+    call whose text was cut ``incomplete`` by its text where the framework shows a valid-looking value."""
+    assert [(call.name, call.text) for call in calls.calls] == list(theirs)
+    for call in calls.calls:
+        assert call.done
+        whole = not call.text.strip() or _parses(call.text)
+        assert (call.problem is None) == whole and (whole or call.problem.detail != STREAM_ENDED)
+
+
+def _parses(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+@FRAMEWORKS
+@pytest.mark.parametrize("count,cut", FRAMEWORK_CASES)
+def test_langchain_calls_end_as_langchains_message_does(backend: ModuleType, count: int, cut: int) -> None:
+    """``ChatOpenAI.stream()`` over the openai client replaying a dropped stream: LangChain ends the message with its
+    ``chunk_position="last"`` chunk all the same; the sum of its chunks holds every call, the last one parsed
+    partially. Ours end the same calls, those before the last as the next one's start ended them."""
+    pytest.importorskip("langchain_openai")
+    from langchain_openai import ChatOpenAI
+
+    from streaming_json.integrations import LangChainToolCalls
+
+    httpx = httpx_module()  # the openai client's own
+    model = ChatOpenAI(
+        model="gpt-5",
+        api_key="test",  # type: ignore[arg-type]
+        base_url="http://replay.test/v1",
+        http_client=httpx.Client(transport=replaying_transport(chat_body(count, cut))),
+    )
+    chunks = list(model.bind_tools(streams.chat_tools(STREAMS[count])).stream("Go"))
+    assert chunks[-1].chunk_position == "last"
+    whole = sum(chunks[1:], chunks[0])
+    theirs = [(call["name"], call["args"]) for call in whole.tool_calls + whole.invalid_tool_calls]
+    calls = read(LangChainToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream), chunks)
+    check_as_read(calls, [(chunk["name"], chunk["args"]) for chunk in whole.tool_call_chunks])
+    for call, (name, arguments) in zip(calls.calls, theirs):
+        if call.problem is None:
+            assert (call.name, call.arguments) == (name, arguments)
+
+
+@FRAMEWORKS
+@pytest.mark.parametrize("count,cut", FRAMEWORK_CASES)
+def test_pydantic_ai_calls_end_as_its_part_ends_do(backend: ModuleType, count: int, cut: int) -> None:
+    """pydantic-ai's OpenAI model over the openai client replaying a dropped stream: pydantic-ai ends each part when
+    the next starts and the last when the stream ends (``PartEndEvent``), dropped or not. Ours end the same calls at
+    the same events, each read strictly."""
+    pytest.importorskip("pydantic_ai")
+    from pydantic_ai.direct import model_request_stream
+    from pydantic_ai.messages import ModelRequest, PartEndEvent
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+    from pydantic_ai.tools import ToolDefinition
+
+    from streaming_json.integrations import PydanticAIToolCalls
+
+    body = chat_body(count, cut)
+    tools = [
+        ToolDefinition(name=name, parameters_json_schema={"type": "object", "additionalProperties": True})
+        for name in sorted({name for name, _ in STREAMS[count]})
+    ]
+
+    async def events() -> list[Any]:
+        model = OpenAIChatModel("gpt-5", provider=OpenAIProvider(openai_client=openai_client(body, asynchronous=True)))
+        parameters = ModelRequestParameters(function_tools=tools)
+        messages = [ModelRequest.user_text_prompt("Go")]
+        async with model_request_stream(model, messages, model_request_parameters=parameters) as stream:
+            return [event async for event in stream]
+
+    received = asyncio.run(events())
+    ended = [event.part for event in received if isinstance(event, PartEndEvent)]
+    calls = PydanticAIToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
+    done_at = {id(call): number for number, event in enumerate(received) for call in calls.feed(event) if call.done}
+    calls.finish()
+    theirs = [(part.tool_name, part.args) for part in ended if part.part_kind == "tool-call"]
+    check_as_read(calls, theirs)
+    part_ends = [number for number, event in enumerate(received) if isinstance(event, PartEndEvent)]
+    assert sorted(done_at.values()) == part_ends[len(part_ends) - len(theirs) :]  # each at its part's end
