@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from ._sse import ServerSentEvents, sse_events
 from ._structured_output import StructuredOutputResult
-from ._tool_calls import ArgumentsStream, LiveToolCall
+from ._tool_calls import ArgumentsStream, LiveToolCall, RepairKind
 from .anthropic import AnthropicStructuredOutput, AnthropicToolCalls
 from .bedrock import BedrockStructuredOutput, BedrockToolCalls
 from .cohere import CohereStructuredOutput, CohereToolCalls
@@ -56,6 +56,7 @@ from .pydantic_ai import PydanticAIStructuredOutput, PydanticAIToolCalls
 __all__ = [
     "ArgumentsStream",
     "LiveToolCall",
+    "RepairKind",
     "StructuredOutputResult",
     "OpenAIChatToolCalls",
     "OpenAIResponsesToolCalls",
