@@ -209,8 +209,11 @@ class LiveToolCall:
         if isinstance(text, str):
             self.arguments = self._stream.replace(text).arguments
 
-    def _finish(self) -> None:
-        self.result = self._stream.finish()
+    def _finish(self, parsed: Optional[ToolCallResult] = None) -> None:
+        """End the call as the API ended it: one strict parse of its text (``parsed``: that parse, where the caller
+        made it already; a typed tool's stream validates too, so it parses again)."""
+        typed = parsed is None or isinstance(self._stream, TypedArguments)
+        self.result = self._stream.finish() if typed else parsed
         self.arguments = self.result.arguments
         self.done = True
 
@@ -350,8 +353,12 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         ended = []
         for key in list(keys):
             call = self._open.get(key)
-            if call is not None and _is_whole(call.text):
-                ended.extend(self._finish_open([key]))
+            if call is None:
+                continue
+            parsed = _parse_if_whole(call.text)
+            if parsed is not None:
+                del self._open[key]
+                ended.extend(self._end(call, None, parsed))
         return ended
 
     def _cut_open(self, keys: Iterable[_Key], reason: str) -> list[LiveToolCall]:
@@ -381,9 +388,12 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
                 changed.append(writing)
         return changed + self._finish_open(keys)
 
-    def _end(self, call: LiveToolCall, reason: Optional[str]) -> list[LiveToolCall]:
+    def _end(
+        self, call: LiveToolCall, reason: Optional[str], parsed: Optional[ToolCallResult] = None
+    ) -> list[LiveToolCall]:
         """End ``call``, no longer open: as the API ended it (``reason`` None: one strict parse), or cut off
-        (``reason``: how). Return it and the calls read out of it.
+        (``reason``: how; ``parsed``: the strict parse of its text, where made already). Return it and the calls read
+        out of it.
 
         Arguments that hold several whole JSON objects back to back (a provider that puts every parallel call at one
         index, with no new id) are that many calls, each to the tool named, in order: the first keeps the call's id,
@@ -394,7 +404,7 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         Chat Completions); only the last is ``incomplete``."""
         text = call.text
         if reason is None:
-            call._finish()
+            call._finish(parsed)
             problem = call.problem
             if problem is None or problem.kind != "malformed" or problem.detail != "Extra data":
                 return [call]
@@ -478,18 +488,20 @@ def _canonical(segment: str) -> str:
     return json.dumps(_decoder.decode(segment), sort_keys=True, ensure_ascii=False)
 
 
-def _is_whole(text: str) -> bool:
-    """Whether a call's text so far is a whole JSON value (or whole objects back to back), not blank: what a new call
-    after it means is over."""
+def _parse_if_whole(text: str) -> Optional[ToolCallResult]:
+    """The strict parse of a call's text so far where it is a whole JSON value (or whole objects back to back), not
+    blank: what a new call after it means is over; None where it is not."""
     if not text.strip(_JSON_WHITESPACE):
-        return False
-    problem = parse_tool_call_arguments(text).problem
+        return None
+    parsed = parse_tool_call_arguments(text)
+    problem = parsed.problem
     if problem is None or problem.kind == "not_object":
-        return True
+        return parsed
     if problem.kind == "malformed" and problem.detail == "Extra data":
         split = _objects_back_to_back(text)
-        return split is not None and split[1]
-    return False
+        if split is not None and split[1]:
+            return parsed
+    return None
 
 
 def unique(calls: Iterable[LiveToolCall]) -> list[LiveToolCall]:
