@@ -18,6 +18,7 @@ from streaming_json.integrations import AnthropicToolCalls, OllamaToolCalls, Ope
 from streaming_json.integrations._tool_calls import STREAM_ENDED
 
 from . import provider_streams as streams
+from .frameworks import FRAMEWORKS
 from .sdk_events import block_stop, chat_chunk, finish_choice, json_delta, message_end, message_start, tool_use_start
 from .sse_replay import openai_client, sse_body
 from .test_call_ends import SHORT, ollama_chunks, ollama_client, read
@@ -271,3 +272,44 @@ def test_ollama_typed_calls(backend: ModuleType) -> None:
     )
     (call,) = calls.feed({"message": {"tool_calls": [{"function": {"name": "read", "arguments": {"path": "a.rs"}}}]}})
     assert call.done and call.parsed == Read(path="a.rs")
+
+
+# --- LangChain's chunks: the same rules ---------------------------------------------------------------------------
+
+
+@FRAMEWORKS
+def test_langchain_interleaved_and_back_to_back_calls(backend: ModuleType) -> None:
+    """Through LangChain's own ``stream()``: calls whose pieces interleave (each header first) each get theirs; every
+    call at index 0 with no new id (ChatOllama, Groq through LangChain) is split; whole arguments sent again read
+    once."""
+    pytest.importorskip("langchain_core")
+    from streaming_json.integrations import LangChainToolCalls
+
+    from .frameworks import ai_chunks, scripted_model
+
+    def read_chunks(fragments: list[dict[str, Any]]) -> list[Any]:
+        calls = LangChainToolCalls(arguments_stream_class=backend.ToolCallArgumentsStream)
+        list(calls.stream(scripted_model([ai_chunks(fragments)]).stream("go")))
+        assert all(call.done and call.problem is None for call in calls.calls)
+        return [(call.id, call.arguments, call.repair) for call in calls.calls]
+
+    interleaved = [
+        {"name": NAME, "args": "", "id": "c1", "index": 0},
+        {"name": NAME, "args": "", "id": "c2", "index": 1},
+        {"name": None, "args": TEXTS[0][:10], "id": None, "index": 0},
+        {"name": None, "args": TEXTS[1][:10], "id": None, "index": 1},
+        {"name": None, "args": TEXTS[0][10:], "id": None, "index": 0},
+        {"name": None, "args": TEXTS[1][10:], "id": None, "index": 1},
+    ]
+    assert read_chunks(interleaved) == [("c1", OBJECTS[0], None), ("c2", OBJECTS[1], None)]
+    back_to_back = [
+        {"name": NAME, "args": text, "id": "c1" if n == 0 else None, "index": 0} for n, text in enumerate(TEXTS)
+    ]
+    assert read_chunks(back_to_back) == [
+        ("c1", OBJECTS[0], "split"),
+        ("c1_1", OBJECTS[1], "split"),
+        ("c1_2", OBJECTS[2], "split"),
+    ]
+    again = [{"name": NAME, "args": TEXTS[0], "id": "c1", "index": 0}]
+    again += [{"name": None, "args": piece, "id": None, "index": 0} for piece in streams.pieces(TEXTS[0], 2)]
+    assert read_chunks(again) == [("c1", OBJECTS[0], "repeat")]
