@@ -74,6 +74,7 @@ def test_objects_back_to_back_are_that_many_calls(backend: ModuleType, shape: st
     ]
     assert all(call.done and call.problem is None and call.repair == "split" for call in calls.calls)
     assert [call.text for call in calls.calls] == TEXTS
+    assert repr(calls.calls[1]).endswith("done, repair='split')")
 
 
 def test_a_dropped_stream_of_objects_back_to_back_cuts_only_the_last(backend: ModuleType) -> None:

@@ -184,7 +184,8 @@ class LiveToolCall:
 
     def __repr__(self) -> str:
         state = "done" if self.done else "streaming"
-        return f"LiveToolCall(id={self.id!r}, name={self.name!r}, arguments={self.arguments!r}, {state})"
+        repair = "" if self.repair is None else f", repair={self.repair!r}"
+        return f"LiveToolCall(id={self.id!r}, name={self.name!r}, arguments={self.arguments!r}, {state}{repair})"
 
     def _use(self, stream: ArgumentsStream) -> None:
         """Read the arguments with ``stream`` from now on (a typed tool's stream takes over when its name comes).
