@@ -119,12 +119,13 @@ def chat_starts(chunks: Sequence[Any]) -> list[int]:
     ]
 
 
+def chat_case(count: int) -> tuple[list[Any], list[int]]:
+    chunks = streams.chat_stream(STREAMS[count], SEED)
+    return chunks, chat_starts(chunks)
+
+
 def chat_cases() -> list[tuple[int, int]]:
-    cases = []
-    for count, calls in STREAMS.items():
-        chunks = streams.chat_stream(calls, SEED)
-        cases += [(count, cut) for cut in cut_points(len(chunks), chat_starts(chunks))]
-    return cases
+    return cases(chat_case)
 
 
 def chat_body(count: int, cut: int) -> bytes:
@@ -228,10 +229,7 @@ def responses_case(count: int) -> tuple[list[Any], list[int]]:
     return events, [n for n, event in enumerate(events) if event["type"] == "response.output_item.added"]
 
 
-@pytest.mark.parametrize(
-    "count,cut",
-    [(count, cut) for count in STREAMS for cut in cut_points(len(responses_case(count)[0]), responses_case(count)[1])],
-)
+@pytest.mark.parametrize("count,cut", cases(responses_case))
 def test_responses_calls_end_as_the_sdks_helper_ends_them(backend: ModuleType, count: int, cut: int) -> None:
     events = responses_case(count)[0]
     body = sse_body(events[:cut], named=True)
@@ -252,10 +250,7 @@ def anthropic_case(count: int) -> tuple[list[Any], list[int]]:
     return events, [n for n, event in enumerate(events) if event["type"] == "content_block_start"]
 
 
-@pytest.mark.parametrize(
-    "count,cut",
-    [(count, cut) for count in STREAMS for cut in cut_points(len(anthropic_case(count)[0]), anthropic_case(count)[1])],
-)
+@pytest.mark.parametrize("count,cut", cases(anthropic_case))
 def test_anthropic_calls_end_as_the_sdks_helper_ends_them(backend: ModuleType, count: int, cut: int) -> None:
     events = anthropic_case(count)[0]
     body = sse_body(events[:cut], named=True)
@@ -373,10 +368,7 @@ def bedrock_case(count: int) -> tuple[list[Any], list[int]]:
     return events, [n for n, (kind, _) in enumerate(events) if kind == "contentBlockStart"]
 
 
-@pytest.mark.parametrize(
-    "count,cut",
-    [(count, cut) for count in STREAMS for cut in cut_points(len(bedrock_case(count)[0]), bedrock_case(count)[1])],
-)
+@pytest.mark.parametrize("count,cut", cases(bedrock_case))
 def test_bedrock_calls_end_as_the_api_ends_them(backend: ModuleType, count: int, cut: int) -> None:
     """boto3's own client, over a server on 127.0.0.1 whose event stream stops after ``cut`` messages: a tool use
     ends with its ``contentBlockStop``."""
@@ -397,10 +389,7 @@ def cohere_case(count: int) -> tuple[list[Any], list[int]]:
     return events, [n for n, event in enumerate(events) if event["type"] == "tool-call-start"]
 
 
-@pytest.mark.parametrize(
-    "count,cut",
-    [(count, cut) for count in STREAMS for cut in cut_points(len(cohere_case(count)[0]), cohere_case(count)[1])],
-)
+@pytest.mark.parametrize("count,cut", cases(cohere_case))
 def test_cohere_calls_end_as_the_api_ends_them(backend: ModuleType, count: int, cut: int) -> None:
     """The cohere client's own events: a call ends with its ``tool-call-end``."""
     events = cohere_case(count)[0]
