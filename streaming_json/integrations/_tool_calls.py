@@ -392,9 +392,9 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
     def _end(
         self, call: LiveToolCall, reason: Optional[str], parsed: Optional[ToolCallResult] = None
     ) -> list[LiveToolCall]:
-        """End ``call``, no longer open: as the API ended it (``reason`` None: one strict parse), or cut off
-        (``reason``: how; ``parsed``: the strict parse of its text, where made already). Return it and the calls read
-        out of it.
+        """End ``call``, no longer open: as the API ended it (``reason`` None: one strict parse, ``parsed`` where the
+        caller made it already), or cut off (``reason``: how). Return it and the calls read out of it, which share its
+        key and follow it in :attr:`calls`.
 
         Arguments that hold several whole JSON objects back to back (a provider that puts every parallel call at one
         index, with no new id) are that many calls, each to the tool named, in order: the first keeps the call's id,
