@@ -213,8 +213,9 @@ class LiveToolCall:
     def _finish(self, parsed: Optional[ToolCallResult] = None) -> None:
         """End the call as the API ended it: one strict parse of its text (``parsed``: that parse, where the caller
         made it already; a typed tool's stream validates too, so it parses again)."""
-        typed = parsed is None or isinstance(self._stream, TypedArguments)
-        self.result = self._stream.finish() if typed else parsed
+        if parsed is None or isinstance(self._stream, TypedArguments):
+            parsed = self._stream.finish()
+        self.result = parsed
         self.arguments = self.result.arguments
         self.done = True
 
