@@ -264,6 +264,8 @@ def _answer(path: str, request: dict[str, Any]) -> tuple[str, bytes]:
         return "text/event-stream", _cohere(tool)
     if path.endswith("/converse-stream"):
         return "application/vnd.amazon.eventstream", _bedrock(tool)
+    if path.endswith("/api/chat"):
+        return "application/x-ndjson", _ollama(tool)
     raise LookupError(f"no replay for {path}")
 
 
@@ -277,6 +279,16 @@ def _anthropic(tool: Optional[str]) -> bytes:
         deltas = [sse.anthropic_text_delta(0, piece) for piece in STRUCTURED_OUTPUT_PIECES]
         end = sse.message_end("end_turn")
     return sse_body([sse.message_start(), start, *deltas, sse.block_stop(0), *end], named=True)
+
+
+def _ollama(tool: Optional[str]) -> bytes:
+    """Ollama's ``/api/chat`` stream: some text, the call whole in one chunk, the ``done`` chunk; JSON lines."""
+    chunks: list[dict[str, Any]] = [{"message": {"role": "assistant", "content": "Sure."}, "done": False}]
+    if tool is not None:
+        function = {"name": tool, "arguments": json.loads("".join(TOOL_CALL_PIECES[tool]))}
+        chunks.append({"message": {"role": "assistant", "content": "", "tool_calls": [{"function": function}]}})
+    chunks.append({"message": {"role": "assistant", "content": ""}, "done": True, "done_reason": "stop"})
+    return "".join(json.dumps({"model": "qwen3", **chunk}) + "\n" for chunk in chunks).encode()
 
 
 def _openai_chat(tool: Optional[str]) -> bytes:
@@ -407,6 +419,7 @@ class ReplayServer(LocalServer):
             "AWS_ACCESS_KEY_ID": "replay",
             "AWS_SECRET_ACCESS_KEY": "replay",
             "AWS_DEFAULT_REGION": "us-east-1",
+            "OLLAMA_HOST": address,
             "OPENAI_AGENTS_DISABLE_TRACING": "1",  # the agents SDK would send its traces to OpenAI
             "NO_PROXY": "127.0.0.1",
             "no_proxy": "127.0.0.1",

@@ -51,6 +51,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
         "integrations.gemini",
         "integrations.bedrock",
         "integrations.cohere",
+        "integrations.ollama",
     ),
     # Frameworks: their events read as the APIs' are; LangChain's Runnable parsers (they import LangChain) above the
     # chunk reader, and the module that offers both above them.

@@ -7,7 +7,8 @@ One accumulator per API and purpose turns stream events into live values:
   that speak the same protocol), :class:`OpenAIResponsesToolCalls` (``response.function_call_arguments.delta`` ...),
   :class:`AnthropicToolCalls` (``content_block_delta`` with ``input_json_delta`` ...), :class:`GeminiToolCalls`
   (``function_call``: whole ``args``, or ``partial_args`` at JSON paths), :class:`BedrockToolCalls` (Converse's
-  ``contentBlockDelta.delta.toolUse``), :class:`CohereToolCalls` (``tool-call-delta``);
+  ``contentBlockDelta.delta.toolUse``), :class:`CohereToolCalls` (``tool-call-delta``), :class:`OllamaToolCalls`
+  (Ollama's native ``/api/chat``: whole calls in ``message.tool_calls``);
 - structured output, as partial values, then one strict parse: :class:`OpenAIChatStructuredOutput`
   (``delta.content``), :class:`OpenAIResponsesStructuredOutput` (``response.output_text.delta``),
   :class:`AnthropicStructuredOutput` (``text_delta``), :class:`GeminiStructuredOutput` (text parts),
@@ -41,12 +42,13 @@ from __future__ import annotations
 
 from ._sse import ServerSentEvents, sse_events
 from ._structured_output import StructuredOutputResult
-from ._tool_calls import ArgumentsStream, LiveToolCall
+from ._tool_calls import ArgumentsStream, LiveToolCall, RepairKind
 from .anthropic import AnthropicStructuredOutput, AnthropicToolCalls
 from .bedrock import BedrockStructuredOutput, BedrockToolCalls
 from .cohere import CohereStructuredOutput, CohereToolCalls
 from .gemini import GeminiStructuredOutput, GeminiToolCalls
 from .langchain import LangChainToolCalls
+from .ollama import OllamaToolCalls
 from .openai_chat import OpenAIChatStructuredOutput, OpenAIChatToolCalls
 from .openai_responses import OpenAIResponsesStructuredOutput, OpenAIResponsesToolCalls
 from .pydantic_ai import PydanticAIStructuredOutput, PydanticAIToolCalls
@@ -54,6 +56,7 @@ from .pydantic_ai import PydanticAIStructuredOutput, PydanticAIToolCalls
 __all__ = [
     "ArgumentsStream",
     "LiveToolCall",
+    "RepairKind",
     "StructuredOutputResult",
     "OpenAIChatToolCalls",
     "OpenAIResponsesToolCalls",
@@ -61,6 +64,7 @@ __all__ = [
     "GeminiToolCalls",
     "BedrockToolCalls",
     "CohereToolCalls",
+    "OllamaToolCalls",
     "OpenAIChatStructuredOutput",
     "OpenAIResponsesStructuredOutput",
     "AnthropicStructuredOutput",

@@ -69,9 +69,11 @@ class LangChainToolCalls(ToolCallAccumulator[Hashable]):
     Reads each chunk's ``tool_call_chunks`` (``name``, ``args``, ``id``, ``index``), the fragments that LangChain's
     chat models stream, never the per-fragment ``tool_calls`` LangChain parses from them and never a sum of chunks.
     A fragment continues the call at its ``index``; without an index, the call with its ``id``; with neither, the
-    stream's last call. A new ``id`` at an index is a new call. A call ends when the stream's next call starts, at the
-    chunk with ``chunk_position == "last"`` (which ``model.stream()`` and ``astream()`` send last), or at
-    :meth:`finish`. A whole ``AIMessage`` (LangGraph streams one that a node returned without streaming) gives its
+    stream's last call. A new ``id`` at an index is a new call. A call ends when the stream's next call starts (where
+    its text is whole: one that is not stays open for its pieces still to come, as a provider that interleaves its
+    calls sends them), at the chunk with ``chunk_position == "last"`` (which ``model.stream()`` and ``astream()``
+    send last, after a dropped stream too: LangChain cannot tell one), or at :meth:`finish`; each as read, one strict
+    parse. A whole ``AIMessage`` (LangGraph streams one that a node returned without streaming) gives its
     ``tool_calls`` as complete calls, and its ``invalid_tool_calls`` as calls whose ``error`` says why; a call id
     already read is not read again.
 
@@ -161,7 +163,9 @@ class LangChainToolCalls(ToolCallAccumulator[Hashable]):
         if call is not None and call_id is not None and call.id is not None and call_id != call.id:
             call = None  # a new id at an index is a new call
         if call is None:
-            changed.extend(self._end_stream(stream))  # a new call starts: the stream's call before it is over
+            # A new call starts: the stream's call before it is over, where its text is whole (see _end_superseded)
+            changed.extend(self._end_superseded([other for other in self._open if _in_stream(other, stream)]))
+            self._last_key.pop(stream, None)
             changed.extend(self._start(key, call_id, name))
             call = changed[-1]
             if call_id is not None:
@@ -207,4 +211,9 @@ class LangChainToolCalls(ToolCallAccumulator[Hashable]):
 
     def _end_stream(self, stream: Hashable) -> list[LiveToolCall]:
         self._last_key.pop(stream, None)
-        return self._finish_open([key for key in self._open if type(key) is tuple and key[0] == stream])
+        return self._finish_open([key for key in self._open if _in_stream(key, stream)])
+
+
+def _in_stream(key: Hashable, stream: Hashable) -> bool:
+    """Whether the call at ``key`` belongs to ``stream``."""
+    return type(key) is tuple and key[0] == stream

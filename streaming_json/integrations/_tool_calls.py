@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Hashable, Iterable, Iterator, Mapping
-from typing import Any, Callable, Generic, Optional, Protocol, TypeVar, cast
+from typing import Any, Callable, Generic, Literal, Optional, Protocol, TypeVar, cast
 
 from .._backend import ToolCallArgumentsStream
 from .._repair import parse_tool_call_arguments, value_start
@@ -14,6 +15,7 @@ from ._sources import aentered, entered
 __all__ = [
     "ArgumentsStream",
     "LiveToolCall",
+    "RepairKind",
     "ToolCallAccumulator",
     "TypedArguments",
     "STREAM_ENDED",
@@ -23,6 +25,15 @@ __all__ = [
 
 STREAM_ENDED = "the stream ended before the call did"
 """Why a call open when the events run out (or :meth:`ToolCallAccumulator.finish` is called) is incomplete."""
+
+
+RepairKind = Literal["split", "repeat"]
+"""How a call was read out of arguments a provider sent against the API's rules (:attr:`LiveToolCall.repair`):
+
+- ``"split"``: one of the calls read out of one call's arguments that held several whole JSON objects back to back
+  (``{"path": "a.rs"}{"path": "b.rs"}``: providers that put every parallel call at one index, with no new id);
+- ``"repeat"``: the call's arguments came twice, whole and then the same again (in pieces), and were read once.
+"""
 
 
 def at_length_limit(how: str) -> str:
@@ -110,6 +121,9 @@ class LiveToolCall:
     ``problem`` what a program can act on. A call that the API did not end (the stream ended first, or the provider
     stopped at its length limit while writing it) is ``incomplete``, whatever its text, blank included.
 
+    ``repair`` is None for a call read as the provider sent it; ``"split"`` or ``"repeat"`` (:data:`RepairKind`) for
+    one read out of arguments that broke the API's rules, so that a program can tell (and log, or ask again).
+
     A call to a tool given a type (``models={name: type}``) also has ``parsed``: the typed partial value while it
     streams (``streaming_json.pydantic``), the validated instance once done; or None, with ``error`` saying why and
     ``arguments`` empty, when the arguments do not validate.
@@ -117,7 +131,7 @@ class LiveToolCall:
     The methods whose names start with ``_`` are the accumulators' (``integrations``), which feed the call.
     """
 
-    __slots__ = ("key", "id", "name", "arguments", "done", "result", "_stream", "_append_piece")
+    __slots__ = ("key", "id", "name", "arguments", "done", "result", "repair", "_stream", "_append_piece")
 
     key: Hashable
     """Where the call sits in the stream: ``(choice index, tool call index)``, an output index or a block index."""
@@ -131,6 +145,9 @@ class LiveToolCall:
     """Whether the call has ended."""
     result: Optional[ToolCallResult]
     """The final arguments or the error, once the call is done."""
+    repair: Optional[RepairKind]
+    """None, or how the call was read out of arguments that broke the API's rules (:data:`RepairKind`): ``"split"``
+    for each of the calls one call's arguments held back to back, ``"repeat"`` for arguments sent twice."""
 
     def __init__(self, key: Hashable, id: Optional[str], name: Optional[str], stream: ArgumentsStream) -> None:
         self.key = key
@@ -139,6 +156,7 @@ class LiveToolCall:
         self.arguments = {}
         self.done = False
         self.result = None
+        self.repair = None
         self._use(stream)
 
     @property
@@ -166,7 +184,8 @@ class LiveToolCall:
 
     def __repr__(self) -> str:
         state = "done" if self.done else "streaming"
-        return f"LiveToolCall(id={self.id!r}, name={self.name!r}, arguments={self.arguments!r}, {state})"
+        repair = "" if self.repair is None else f", repair={self.repair!r}"
+        return f"LiveToolCall(id={self.id!r}, name={self.name!r}, arguments={self.arguments!r}, {state}{repair})"
 
     def _use(self, stream: ArgumentsStream) -> None:
         """Read the arguments with ``stream`` from now on (a typed tool's stream takes over when its name comes).
@@ -191,8 +210,12 @@ class LiveToolCall:
         if isinstance(text, str):
             self.arguments = self._stream.replace(text).arguments
 
-    def _finish(self) -> None:
-        self.result = self._stream.finish()
+    def _finish(self, parsed: Optional[ToolCallResult] = None) -> None:
+        """End the call as the API ended it: one strict parse of its text (``parsed``: that parse, where the caller
+        made it already; a typed tool's stream validates too, so it parses again)."""
+        if parsed is None or isinstance(self._stream, TypedArguments):
+            parsed = self._stream.finish()
+        self.result = parsed
         self.arguments = self.result.arguments
         self.done = True
 
@@ -286,16 +309,18 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         ends first: its end event was lost, and a new call in its place means it is over (were it left open, it
         would be left out of :meth:`finish` and never be done)."""
         changed = self._finish_open([key])
-        model = self._models.get(name) if name is not None else None
-        if model is None:
-            stream: ArgumentsStream = self._arguments_stream_class(stable=self._stable)
-        else:
-            stream = TypedArguments(model, "", self._parser_class)
-        call = LiveToolCall(key, id, name, stream)
+        call = LiveToolCall(key, id, name, self._new_stream(name))
         self._calls.append(call)
         self._open[key] = call
         changed.append(call)
         return changed
+
+    def _new_stream(self, name: Optional[str]) -> ArgumentsStream:
+        """An argument stream for a call to the tool ``name``: typed where ``models`` gives the tool a type."""
+        model = self._models.get(name) if name is not None else None
+        if model is None:
+            return self._arguments_stream_class(stable=self._stable)
+        return TypedArguments(model, "", self._parser_class)
 
     def _named(self, call: LiveToolCall, name: Optional[str]) -> None:
         """The call's name, where it came after the call started: a typed tool's stream takes over the text so far."""
@@ -307,13 +332,13 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
                 call.arguments = call._append_piece("")
 
     def _finish_open(self, keys: Iterable[_Key]) -> list[LiveToolCall]:
-        """End the open calls at ``keys``, as the API ended them: one strict parse each."""
+        """End the open calls at ``keys``, as the API ended them: one strict parse each (and the calls read out of
+        arguments that held several, see :meth:`_end`)."""
         finished = []
         for key in keys:
             call = self._open.pop(key, None)
             if call is not None:
-                call._finish()
-                finished.append(call)
+                finished.extend(self._end(call, None))
         return finished
 
     def _end_open(self) -> list[LiveToolCall]:
@@ -321,14 +346,30 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         own for each call)."""
         return self._finish_open(list(self._open))
 
+    def _end_superseded(self, keys: Iterable[_Key]) -> list[LiveToolCall]:
+        """A new call started: of the open calls at ``keys``, end those whose text so far is a whole JSON value, as
+        the API ended them (the start of call N+1 ends call N, as the OpenAI SDK's ``ChatCompletionStreamState``
+        reads a new index). A call whose text is not whole (blank, cut, or a provider that interleaves its calls'
+        pieces) stays open for the pieces still to come: the end of the message ends it, and a stream that ends first
+        leaves it ``incomplete``."""
+        ended = []
+        for key in list(keys):
+            call = self._open.get(key)
+            if call is None:
+                continue
+            parsed = _parse_if_whole(call.text)
+            if parsed is not None:
+                del self._open[key]
+                ended.extend(self._end(call, None, parsed))
+        return ended
+
     def _cut_open(self, keys: Iterable[_Key], reason: str) -> list[LiveToolCall]:
         """End the open calls at ``keys`` as cut off (``reason``)."""
         cut = []
         for key in keys:
             call = self._open.pop(key, None)
             if call is not None:
-                call._cut(reason)
-                cut.append(call)
+                cut.extend(self._end(call, reason))
         return cut
 
     def _stopped_early(self, keys: Iterable[_Key], reason: str, last_block: Any = ABSENT) -> list[LiveToolCall]:
@@ -341,10 +382,128 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         writing = self._calls[-1] if self._calls else None
         changed = []
         if writing is not None and (writing.key in keys and writing.key in self._open or writing.key == last_block):
-            self._open.pop(cast(_Key, writing.key), None)
-            writing._cut(reason)
-            changed.append(writing)
+            if self._open.get(cast(_Key, writing.key)) is writing:
+                del self._open[cast(_Key, writing.key)]
+                changed.extend(self._end(writing, reason))
+            else:  # its block had ended: cut all the same
+                writing._cut(reason)
+                changed.append(writing)
         return changed + self._finish_open(keys)
+
+    def _end(
+        self, call: LiveToolCall, reason: Optional[str], parsed: Optional[ToolCallResult] = None
+    ) -> list[LiveToolCall]:
+        """End ``call``, no longer open: as the API ended it (``reason`` None: one strict parse, ``parsed`` where the
+        caller made it already), or cut off (``reason``: how). Return it and the calls read out of it, which share its
+        key and follow it in :attr:`calls`.
+
+        Arguments that hold several whole JSON objects back to back (a provider that puts every parallel call at one
+        index, with no new id) are that many calls, each to the tool named, in order: the first keeps the call's id,
+        the others get it with ``_1``, ``_2`` ... added (an id to answer each with; None where the call had none).
+        An object that repeats the one before it (a provider that sends the whole arguments, then the same again in
+        pieces) is read once. Each such call has ``repair`` set (:data:`RepairKind`). Cut off, the objects before
+        the last are whole and end as the API ended them (the next one's start ended each, as a new index does in
+        Chat Completions); only the last is ``incomplete``."""
+        text = call.text
+        if reason is None:
+            call._finish(parsed)
+            problem = call.problem
+            if problem is None or problem.kind != "malformed" or problem.detail != "Extra data":
+                return [call]
+        elif "}" not in text:  # no whole object in it: cut as it is (a quick test, before any parse)
+            call._cut(reason)
+            return [call]
+        split = _objects_back_to_back(text)
+        if split is None:
+            if reason is not None:
+                call._cut(reason)
+            return [call]
+        segments, last_whole = split
+        kept = [segments[0]]
+        for number, segment in enumerate(segments[1:], start=1):
+            whole = number < len(segments) - 1 or last_whole
+            if not _repeats(kept[-1], segment, whole):
+                kept.append(segment)
+        repair: RepairKind = "split" if len(kept) > 1 else "repeat"
+        ended = []
+        for number, segment in enumerate(kept):
+            if number == 0:
+                target = call
+                target._use(self._new_stream(call.name))
+                target.done, target.result = False, None
+            else:
+                split_id = None if call.id is None else f"{call.id}_{number}"
+                target = LiveToolCall(call.key, split_id, call.name, self._new_stream(call.name))
+            target.repair = repair
+            target._append(segment)
+            if reason is not None and number == len(kept) - 1:
+                target._cut(reason)
+            else:
+                target._finish()
+            ended.append(target)
+        position = len(self._calls) - 1 - self._calls[::-1].index(call)
+        self._calls[position + 1 : position + 1] = ended[1:]
+        return ended
+
+
+_JSON_WHITESPACE = " \t\n\r"
+_decoder = json.JSONDecoder()
+
+
+def _objects_back_to_back(text: str) -> Optional[tuple[list[str], bool]]:
+    """The texts of the JSON objects ``text`` holds back to back (blanks between them dropped), and whether the last
+    is whole; None where the text is not two or more of them, the first whole (one value, or anything else after the
+    first). A last one that is not whole (cut off, or malformed) must start as an object."""
+    segments: list[str] = []
+    position, end = 0, len(text)
+    while True:
+        while position < end and text[position] in _JSON_WHITESPACE:
+            position += 1
+        if position == end:
+            return (segments, True) if len(segments) > 1 else None
+        if text[position] != "{":
+            return None
+        try:
+            _, stop = _decoder.raw_decode(text, position)
+        except (ValueError, RecursionError):
+            if not segments:
+                return None
+            segments.append(text[position:].rstrip(_JSON_WHITESPACE))
+            return segments, False
+        segments.append(text[position:stop])
+        position = stop
+
+
+def _repeats(previous: str, segment: str, whole: bool) -> bool:
+    """Whether ``segment`` is the object before it sent again: the same value (``whole``), or, cut off, the start of
+    its text."""
+    if not whole:
+        return previous.startswith(segment)
+    try:
+        return _canonical(previous) == _canonical(segment)
+    except (ValueError, RecursionError):
+        return False
+
+
+def _canonical(segment: str) -> str:
+    """The object's value as one text, whatever its blanks and the order of its members."""
+    return json.dumps(_decoder.decode(segment), sort_keys=True, ensure_ascii=False)
+
+
+def _parse_if_whole(text: str) -> Optional[ToolCallResult]:
+    """The strict parse of a call's text so far where it is a whole JSON value (or whole objects back to back), not
+    blank: what a new call after it means is over; None where it is not."""
+    if not text.strip(_JSON_WHITESPACE):
+        return None
+    parsed = parse_tool_call_arguments(text)
+    problem = parsed.problem
+    if problem is None or problem.kind == "not_object":
+        return parsed
+    if problem.kind == "malformed" and problem.detail == "Extra data":
+        split = _objects_back_to_back(text)
+        if split is not None and split[1]:
+            return parsed
+    return None
 
 
 def unique(calls: Iterable[LiveToolCall]) -> list[LiveToolCall]:

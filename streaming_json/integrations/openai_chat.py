@@ -22,14 +22,21 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
     """Tool calls from OpenAI Chat Completions chunks (``ChatCompletionChunk`` objects or dicts).
 
     A call is keyed by ``(choice index, tool call index)``, so parallel calls and ``n > 1`` choices stream side by
-    side, whatever index a provider starts at. A choice's calls end with its ``finish_reason`` (``"length"``: the call
-    being written is ``incomplete``); :meth:`finish` at the end of the stream marks any still open ``incomplete``
-    (:meth:`stream` calls it). The chunk events of the SDK's ``chat.completions.stream()`` helper are read too.
+    side, whatever index a provider starts at. A call ends when the choice's next call starts (a new index, or a new
+    id at its index), as the OpenAI SDK's ``ChatCompletionStreamState`` ends it (its
+    ``tool_calls.function.arguments.done`` event), where its text is a whole JSON value; one that is not (blank, cut,
+    or a provider interleaving its calls' pieces) stays open for its pieces still to come. The choice's
+    ``finish_reason`` ends the rest (``"length"``: the call being written is ``incomplete``); :meth:`finish` at the
+    end of the stream marks any still open ``incomplete`` (:meth:`stream` calls it): on a dropped stream, the last
+    call. The chunk events of the SDK's ``chat.completions.stream()`` helper are read too.
 
     The shapes of the providers that speak the protocol are read as the SDK's helper reads OpenAI's: an id and a name
     on the first chunk of a call only, or repeated on every chunk, or empty (``""``) on the continuation chunks
     (DashScope, Qwen, DeepSeek); the first chunk with ``"arguments": ""`` or the whole arguments at once; indices from
-    1 (LiteLLM); LiteLLM's own ``ModelResponseStream`` objects. A new non-empty id at an index is a new call.
+    1 (LiteLLM); LiteLLM's own ``ModelResponseStream`` objects. A new non-empty id at an index is a new call. A
+    call's arguments that hold several whole JSON objects back to back (every parallel call at index 0 with no new
+    id: Ollama's OpenAI endpoint, Groq) are that many calls, and whole arguments sent again as pieces are read once
+    (``LiveToolCall.repair`` says so).
     """
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -128,6 +135,8 @@ class OpenAIChatToolCalls(ToolCallAccumulator[tuple[int, int]]):
         if call is not None and call_id is not None and call.id is not None and call_id != call.id:
             call = None  # _start ends the call at the index
         if call is None:
+            # A new index ends the choice's call before it, where that call's text is whole (see _end_superseded)
+            changed.extend(self._end_superseded([other for other in self._open if other[0] == choice_index]))
             changed.extend(self._start(key, call_id, name))
             call = changed[-1]
         elif (call_id is not None and call.id is None) or (name is not None and call.name is None):
