@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tarfile
 from collections import Counter
+from dataclasses import dataclass
 from importlib.metadata import version
 from pathlib import Path
 from typing import Optional
@@ -80,25 +81,42 @@ def copy_tests(sdist: Path, destination: Path) -> Path:
     return destination
 
 
-def run_tests(copy: Path, ours: bool, pure: bool = False) -> dict[str, str]:
-    """Run the copied tests in a subprocess: each test's outcome (``passed``, ``failed``, ``skipped``) by node id,
-    against our parsers where ``ours`` (on the pure backend where ``pure``), else against LangChain's."""
-    outcomes = copy / f"outcomes-{'ours' if ours else 'theirs'}{'-pure' if pure else ''}.json"
-    environment = dict(os.environ, STREAMING_JSON_OUTCOMES=str(outcomes), STREAMING_JSON_REBIND="1" if ours else "0")
-    environment.pop("PYTEST_XDIST_WORKER", None)
-    environment.pop("PYTEST_ADDOPTS", None)
+@dataclass(frozen=True)
+class Run:
+    """One run of LangChain's tests: each test's outcome (``passed``, ``failed``, ``skipped``) by node id; the tests
+    that ran one of our parsers (a run against ours); the module of the class each of LangChain's parser names was
+    bound to; and the backend in use."""
+
+    outcomes: dict[str, str]
+    exercised: frozenset[str]
+    bound: dict[str, str]
+    backend: str
+
+    def count(self, outcome: str, file: Optional[str] = None) -> int:
+        """How many tests (of one file, or of all) had ``outcome``."""
+        return Counter(self._of(file).values())[outcome]
+
+    def tests(self, file: Optional[str] = None) -> int:
+        return len(self._of(file))
+
+    def _of(self, file: Optional[str]) -> dict[str, str]:
+        return {
+            node: outcome for node, outcome in self.outcomes.items() if file is None or node.startswith(file + "::")
+        }
+
+
+def run_tests(copy: Path, ours: bool, pure: bool = False) -> Run:
+    """Run the copied tests in a subprocess, against our parsers where ``ours`` (on the pure backend where ``pure``),
+    else against LangChain's."""
+    path = copy / f"run-{'ours' if ours else 'theirs'}{'-pure' if pure else ''}.json"
+    environment = dict(os.environ, STREAMING_JSON_OUTCOMES=str(path), STREAMING_JSON_REBIND="1" if ours else "0")
+    for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_ADDOPTS", "STREAMING_JSON_PURE_PYTHON"):
+        environment.pop(name, None)
     if pure:
         environment["STREAMING_JSON_PURE_PYTHON"] = "1"
-    else:
-        environment.pop("STREAMING_JSON_PURE_PYTHON", None)
     command = [sys.executable, "-m", "pytest", "-c", str(copy / "pytest.ini"), "--rootdir", str(copy), *TEST_FILES]
     done = subprocess.run(command, cwd=copy, env=environment, capture_output=True, text=True, check=False)
-    if not outcomes.exists():
+    if not path.exists():
         raise RuntimeError(f"LangChain's tests did not run:\n{done.stdout}\n{done.stderr}")
-    result: dict[str, str] = json.loads(outcomes.read_text(encoding="utf-8"))
-    return result
-
-
-def counts(outcomes: dict[str, str], file: Optional[str] = None) -> Counter[str]:
-    """How many tests passed, failed and were skipped (of one file, or of all)."""
-    return Counter(outcome for node, outcome in outcomes.items() if file is None or node.startswith(file + "::"))
+    run = json.loads(path.read_text(encoding="utf-8"))
+    return Run(run["outcomes"], frozenset(run["exercised"]), run["bound"], run["backend"])
