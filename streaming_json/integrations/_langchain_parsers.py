@@ -39,12 +39,19 @@ from typing import Annotated, Any, Callable, Optional
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import BaseMessage
 from langchain_core.output_parsers import JsonOutputParser as _LangChainJsonOutputParser
-from langchain_core.output_parsers._refusal import raise_if_refused
 from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser as _LangChainJsonOutputKeyToolsParser
 from langchain_core.output_parsers.openai_tools import JsonOutputToolsParser as _LangChainJsonOutputToolsParser
 from langchain_core.output_parsers.openai_tools import PydanticToolsParser as _LangChainPydanticToolsParser
 from langchain_core.outputs import ChatGeneration, Generation
 from pydantic import SkipValidation, ValidationError
+
+try:  # langchain-core 1.8: a model's refusal raises ModelRefusalError in every structured output parser
+    from langchain_core.output_parsers._refusal import raise_if_refused
+except ImportError:  # pragma: no cover - an older langchain-core, which knows no refusals
+
+    def raise_if_refused(message: BaseMessage) -> None:
+        return None
+
 
 from .._backend import StreamingJsonParser
 from .._repair import parse_json_with_repair, parse_tool_call_arguments
@@ -61,6 +68,7 @@ __all__ = [
     "PydanticToolsParser",
 ]
 
+_EVERY_CHUNKS_METADATA = frozenset(("model_provider", "output_version", "model_name"))
 _STRIPPED = " \n\r\t`"  # what LangChain strips off both ends of a text output (``_json_strip_chars``)
 _FENCE = "```"
 _FENCE_LANGUAGE = "json"
@@ -634,7 +642,7 @@ class _ToolCallsOutput(_Reading):
 
     def read(self, chunk: Any) -> tuple[bool, Any]:
         _check_refusal(chunk)
-        if not self._legacy_calls and "tool_calls" in (get_field(chunk, "additional_kwargs") or ()):
+        if not self._legacy_calls and isinstance(chunk, BaseMessage) and "tool_calls" in chunk.additional_kwargs:
             self._legacy_calls = True
         if not self._calls.feed(chunk) and self._output is not MISSING:
             return False, None
