@@ -468,7 +468,7 @@ def test_invoke_is_strict_on_an_aggregated_chunk(backend: ModuleType) -> None:
 def test_importing_the_adapters_imports_no_framework() -> None:
     code = (
         "import sys; import streaming_json.integrations, streaming_json.integrations.langchain, "
-        "streaming_json.integrations.pydantic_ai\n"
+        "streaming_json.integrations.pydantic_ai, streaming_json.integrations._langchain_partial\n"
         "loaded = [name for name in ('langchain_core', 'langgraph', 'pydantic_ai', 'agents') if name in sys.modules]\n"
         "assert not loaded, loaded\n"
         "sys.modules['langchain_core'] = None\n"

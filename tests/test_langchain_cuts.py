@@ -29,8 +29,11 @@ from langchain_core.output_parsers import JsonOutputParser as TheirJsonOutputPar
 from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser as TheirJsonOutputKeyToolsParser
 from langchain_core.output_parsers.openai_tools import JsonOutputToolsParser as TheirJsonOutputToolsParser
 from langchain_core.output_parsers.openai_tools import PydanticToolsParser as TheirPydanticToolsParser
+from langchain_core.utils.json import parse_partial_json
 from pydantic import BaseModel, ConfigDict, create_model
 
+from streaming_json import MISSING
+from streaming_json.integrations._langchain_partial import PartialJson
 from streaming_json.integrations.langchain import (
     JsonOutputKeyToolsParser,
     JsonOutputParser,
@@ -98,6 +101,34 @@ def applied(patches: list[Any]) -> list[Any]:
         value = jsonpatch.apply_patch(value, patch)
         values.append(value)
     return values
+
+
+# --- LangChain's partial parse -----------------------------------------------------------------------------------
+
+
+def their_partial(text: str) -> Any:
+    """LangChain's partial parse of a text: None where it has none."""
+    try:
+        return parse_partial_json(text)
+    except json.JSONDecodeError:
+        return None
+
+
+@examples(100)
+@given(text=texts(), strip=st.booleans(), data=st.data())
+def test_the_partial_reading_is_parse_partial_json_of_the_text_so_far(
+    backend: ModuleType, text: str, strip: bool, data: st.DataObject
+) -> None:
+    """After every piece, the value is ``parse_partial_json`` of the text so far (of a text output's, stripped of
+    blanks and backticks at its end, as LangChain strips it), whatever the cut."""
+    reading = PartialJson(backend.StreamingJsonParser, strip_tail=strip)
+    so_far = ""
+    for piece in data.draw(cuts(text), label="pieces"):
+        so_far += piece
+        value = reading.append(piece)
+        expected = their_partial(so_far.rstrip(" \n\r\t`") if strip else so_far)
+        assert (None if value is MISSING else value) == expected, so_far
+    assert reading.text == text
 
 
 # --- Text outputs ---------------------------------------------------------------------------------------------------
