@@ -53,8 +53,11 @@ def fetch_sdist(cache: Path, release: str) -> Path:
     shutil.rmtree(download, ignore_errors=True)
     command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
     command += ["--dest", str(download), f"langchain-core=={release}"]
-    subprocess.run(command, check=True, capture_output=True, text=True)
-    (downloaded,) = download.glob("*.tar.gz")
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    found = list(download.glob("*.tar.gz"))
+    if done.returncode or len(found) != 1:
+        raise RuntimeError(f"pip download of langchain-core {release}'s sdist failed:\n{done.stderr[-3000:]}")
+    (downloaded,) = found
     downloaded.replace(kept)  # whole or not at all: a second run never reads a half-written file
     shutil.rmtree(download, ignore_errors=True)
     return kept

@@ -16,7 +16,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from .frameworks import FRAMEWORKS
 from .strategies import examples, json_values, split_at
 from .test_tool_calls import CALLS
 
@@ -42,7 +41,8 @@ from streaming_json.integrations.langchain import (
     SimpleJsonOutputParser,
 )
 
-pytestmark = FRAMEWORKS
+# Not in the framework tests' group: these are the heaviest of them, and spread over the workers (each imports
+# LangChain once).
 
 # LangChain's parsers parse the whole text again on every chunk: the outputs stay short enough for that.
 SHORT_CALLS = [row for row in CALLS if len(row["arguments"]) <= 1200]
@@ -134,7 +134,7 @@ def test_the_partial_reading_is_parse_partial_json_of_the_text_so_far(
 # --- Text outputs ---------------------------------------------------------------------------------------------------
 
 
-@examples(60)
+@examples(40)
 @given(data=st.data())
 def test_json_output_parser_yields_what_langchains_yields_on_every_cut(
     backend: ModuleType, data: st.DataObject
@@ -245,7 +245,7 @@ def tool_models(calls: list[dict[str, Any]]) -> list[type[BaseModel]]:
 FLAGS = [{}, {"return_id": True}, {"first_tool_only": True}, {"first_tool_only": True, "return_id": True}]
 
 
-@examples(30)
+@examples(25)
 @given(stream=tool_call_streams(), flags=st.sampled_from(FLAGS), data=st.data())
 def test_tool_parsers_yield_what_langchains_yield_on_every_cut(
     backend: ModuleType, stream: tuple[list[dict[str, Any]], list[Any]], flags: dict[str, bool], data: st.DataObject

@@ -10,7 +10,6 @@ from typing import Any, Callable
 
 import pytest
 
-from .frameworks import FRAMEWORKS
 from .strategies import cut_randomly
 from .timing import per_character_growth
 
@@ -18,7 +17,7 @@ pytest.importorskip("langchain_core")
 
 from streaming_json.integrations.langchain import JsonOutputParser, JsonOutputToolsParser
 
-pytestmark = [FRAMEWORKS, pytest.mark.slow, pytest.mark.timing]
+pytestmark = [pytest.mark.slow, pytest.mark.timing]
 
 SIZE = 8192
 GROWTH = 8

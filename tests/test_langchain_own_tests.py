@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from .frameworks import FRAMEWORKS
 from .langchain_sdist import TEST_FILES, Run, copy_tests, fetch_sdist, installed_version, run_tests
 
 pytest.importorskip("langchain_core")
 
-pytestmark = [FRAMEWORKS, pytest.mark.slow]
+# One worker runs LangChain's tests (the module's fixture), beside the framework tests' worker rather than after them.
+pytestmark = [pytest.mark.xdist_group("langchain-own-tests"), pytest.mark.slow]
 
 DOCS_PAGE = Path(__file__).resolve().parent.parent / "docs" / "frameworks" / "langchain.md"
 
