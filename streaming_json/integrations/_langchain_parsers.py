@@ -537,11 +537,11 @@ class JsonOutputToolsParser(_ReadsEachChunkOnce, _LangChainJsonOutputToolsParser
     ``"id"`` when ``return_id``; the first call alone with ``first_tool_only``) whenever a chunk changed them, read
     from the chunks' ``tool_call_chunks`` by :class:`~streaming_json.integrations.LangChainToolCalls`, each call's
     arguments as LangChain's partial parse has them; then the final calls of one strict parse each if they differ. A
-    call whose arguments are cut or malformed raises ``OutputParserException`` at the end of the stream (LangChain's
-    ends on partial arguments); ``invoke`` on an aggregated chunk parses its arguments strictly, and an
-    ``invalid_tool_calls`` entry raises. ``parser_class`` (not LangChain's) picks the backend;
-    ``arguments_stream_class`` (a backend's ``ToolCallArgumentsStream``) reads the partial arguments this library's
-    way instead.
+    call in the output (the first alone, with ``first_tool_only``) whose arguments are cut or malformed raises
+    ``OutputParserException`` at the end of the stream (LangChain's ends on partial arguments); ``invoke`` on an
+    aggregated chunk parses its arguments strictly, and an ``invalid_tool_calls`` entry raises. ``parser_class`` (not
+    LangChain's) picks the backend; ``arguments_stream_class`` (a backend's ``ToolCallArgumentsStream``) reads the
+    partial arguments this library's way instead.
     """
 
     arguments_stream_class: Annotated[Optional[Callable[..., Any]], SkipValidation()] = None
