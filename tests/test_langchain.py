@@ -32,6 +32,7 @@ pytest.importorskip("langchain_core")
 from langchain_core.exceptions import OutputParserException
 from langchain_core.messages import AIMessage, AIMessageChunk
 from langchain_core.output_parsers import JsonOutputParser as TheirJsonOutputParser
+from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser as TheirJsonOutputKeyToolsParser
 from langchain_core.output_parsers.openai_tools import (
     JsonOutputToolsParser as TheirJsonOutputToolsParser,
 )
@@ -39,6 +40,7 @@ from langchain_core.output_parsers.openai_tools import PydanticToolsParser as Th
 from pydantic import BaseModel, ConfigDict
 
 from streaming_json.integrations.langchain import (
+    JsonOutputKeyToolsParser,
     JsonOutputParser,
     JsonOutputToolsParser,
     LangChainToolCalls,
@@ -267,15 +269,15 @@ def both(ours: Any, theirs: Any, chunks: list[Any]) -> tuple[list[Any], list[Any
     return list((model | ours).stream("go")), list((model | theirs).stream("go"))
 
 
-def test_json_output_tools_parser_ends_as_langchains(backend: ModuleType) -> None:
-    options = {"arguments_stream_class": backend.ToolCallArgumentsStream}
+def test_json_output_tools_parser_yields_what_langchains_yields(backend: ModuleType) -> None:
+    options = {"parser_class": backend.StreamingJsonParser}
     for number in BESIDE_THEIRS[:6]:
         message = MESSAGES[number]
         for flags in ({}, {"return_id": True}, {"first_tool_only": True}):
             ours, theirs = both(
                 JsonOutputToolsParser(**flags, **options), TheirJsonOutputToolsParser(**flags), RESPONSES[number]
             )
-            assert ours[-1] == theirs[-1]
+            assert ours == theirs  # every output, in order: a model's own stream, its "last" chunk included
             expected = [{"args": call.arguments, "type": call.name} for call in message]
             if flags.get("return_id"):
                 expected = [{**tool_call, "id": call.id} for tool_call, call in zip(expected, message)]
@@ -287,8 +289,58 @@ def test_json_output_tools_parser_ends_as_langchains(backend: ModuleType) -> Non
                         assert goes_backwards(old["args"], new["args"]) is None
 
 
+def test_json_output_key_tools_parser(backend: ModuleType) -> None:
+    options = {"parser_class": backend.StreamingJsonParser}
+    number = next(n for n in BESIDE_THEIRS if len({call.name for call in MESSAGES[n]}) > 1)
+    message = MESSAGES[number]
+    key = message[-1].name
+    for flags in ({}, {"return_id": True}, {"first_tool_only": True}, {"first_tool_only": True, "return_id": True}):
+        ours, theirs = both(
+            JsonOutputKeyToolsParser(key_name=key, **flags, **options),
+            TheirJsonOutputKeyToolsParser(key_name=key, **flags),
+            RESPONSES[number],
+        )
+        assert ours == theirs
+        named = [call for call in message if call.name == key]
+        calls = [
+            {"args": call.arguments, "id": call.id, "type": key} if flags.get("return_id") else call.arguments
+            for call in named
+        ]
+        assert ours[-1] == (calls[0] if flags.get("first_tool_only") else calls)
+    cut = Call(message[-1].id, key, message[-1].text[:-1])  # a call to the key's tool that is cut off raises
+    with pytest.raises(OutputParserException):
+        list(
+            (
+                scripted_model([ai_chunks(tool_call_chunks([cut], seed=2))])
+                | JsonOutputKeyToolsParser(key_name=key, **options)
+            ).stream("go")
+        )
+    other = Call(message[0].id, "other_tool", message[0].text[:-1])  # and one to another tool is not read
+    response = ai_chunks(tool_call_chunks([other, message[-1]], seed=2))
+    outputs = list((scripted_model([response]) | JsonOutputKeyToolsParser(key_name=key, **options)).stream("go"))
+    assert outputs[-1] == [message[-1].arguments]
+
+
+def test_the_adapters_reading_on_request(backend: ModuleType) -> None:
+    """``arguments_stream_class``: a backend's ToolCallArgumentsStream reads partial arguments this library's way (a
+    literal shows from its first letter), where by default they read as LangChain's do."""
+    fragments = [
+        {"name": "read", "args": '{"path": "a", "all": t', "id": "c1", "index": 0},
+        {"name": None, "args": "rue}", "id": None, "index": 0},
+    ]
+
+    def outputs(parser: Any) -> list[Any]:
+        return list((scripted_model([ai_chunks(fragments)]) | parser).stream("go"))
+
+    langchain = [[{"args": {"path": "a"}, "type": "read"}], [{"args": {"path": "a", "all": True}, "type": "read"}]]
+    assert outputs(JsonOutputToolsParser(parser_class=backend.StreamingJsonParser)) == langchain
+    assert outputs(TheirJsonOutputToolsParser()) == langchain
+    ours = outputs(JsonOutputToolsParser(arguments_stream_class=backend.ToolCallArgumentsStream))
+    assert ours == [[{"args": {"path": "a", "all": True}, "type": "read"}]]
+
+
 def test_json_output_tools_parser_async_and_cut(backend: ModuleType) -> None:
-    options = {"arguments_stream_class": backend.ToolCallArgumentsStream}
+    options = {"parser_class": backend.StreamingJsonParser}
     model = scripted_model([RESPONSES[0]])
 
     async def last() -> Any:
@@ -303,38 +355,71 @@ def test_json_output_tools_parser_async_and_cut(backend: ModuleType) -> None:
     assert list((scripted_model([cut]) | TheirJsonOutputToolsParser()).stream("go"))[-1]  # theirs: no error
 
 
-def test_pydantic_tools_parser(backend: ModuleType) -> None:
-    class write(BaseModel):  # the tools are named as the corpus calls them
-        model_config = ConfigDict(extra="allow")
-        path: str
-        content: str
+class write(BaseModel):  # the tools are named as the corpus calls them
+    model_config = ConfigDict(extra="allow")
+    path: str
+    content: str
 
-    class read(BaseModel):
-        model_config = ConfigDict(extra="allow")
-        path: str
 
-    class bash(BaseModel):
-        model_config = ConfigDict(extra="allow")
-        command: str
+class read(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    path: str
 
-    class edit(BaseModel):
-        model_config = ConfigDict(extra="allow")
-        path: str
 
-    tools = [write, read, bash, edit]
-    options = {"arguments_stream_class": backend.ToolCallArgumentsStream, "parser_class": backend.StreamingJsonParser}
+class bash(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    command: str
+
+
+class edit(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    path: str
+
+
+TOOLS = [write, read, bash, edit]
+
+
+def test_pydantic_tools_parser_yields_the_tools_instances(backend: ModuleType) -> None:
+    options = {"parser_class": backend.StreamingJsonParser}
     for number in BESIDE_THEIRS[:4]:
         message = MESSAGES[number]
-        ours, theirs = both(
-            PydanticToolsParser(tools=tools, **options), TheirPydanticToolsParser(tools=tools), RESPONSES[number]
-        )
-        assert ours[-1] == theirs[-1]
-        assert [type(value).__name__ for value in ours[-1]] == [call.name for call in message]
-        assert [value.model_dump() for value in ours[-1]] == [call.arguments for call in message]
+        for first in (False, True):
+            ours, theirs = both(
+                PydanticToolsParser(tools=TOOLS, first_tool_only=first, **options),
+                TheirPydanticToolsParser(tools=TOOLS, first_tool_only=first),
+                RESPONSES[number],
+            )
+            assert ours == theirs  # instances of the user's classes, once each call's arguments so far validate
+            for output in ours:
+                assert all(type(value) in TOOLS for value in ([output] if first else output))
+            last = [ours[-1]] if first else ours[-1]
+            expected = message[:1] if first else message
+            assert [type(value).__name__ for value in last] == [call.name for call in expected]
+            assert [value.model_dump() for value in last] == [call.arguments for call in expected]
     bad = ai_chunks([{"name": "read", "args": '{"other": 1}', "id": "c1", "index": 0}])
     with pytest.raises(OutputParserException, match="path"):
-        list((scripted_model([bad]) | PydanticToolsParser(tools=tools, **options)).stream("go"))
-    assert list((scripted_model([bad]) | TheirPydanticToolsParser(tools=tools)).stream("go")) == [[]]  # theirs: hidden
+        list((scripted_model([bad]) | PydanticToolsParser(tools=TOOLS, **options)).stream("go"))
+    assert list((scripted_model([bad]) | TheirPydanticToolsParser(tools=TOOLS)).stream("go")) == [[]]  # theirs: hidden
+    unknown = ai_chunks([{"name": "delete", "args": '{"path": "a"}', "id": "c1", "index": 0}])
+    for parser in (PydanticToolsParser(tools=TOOLS, **options), TheirPydanticToolsParser(tools=TOOLS)):
+        with pytest.raises(OutputParserException, match="Unknown tool type: 'delete'"):
+            list((scripted_model([unknown]) | parser).stream("go"))
+
+
+def test_pydantic_tools_parser_partial_twins(backend: ModuleType) -> None:
+    """``partial_twins=True``: each call as its tool's partial twin from its first piece, then the instance."""
+    options = {"parser_class": backend.StreamingJsonParser}
+    number = BESIDE_THEIRS[0]
+    message = MESSAGES[number]
+    twins, theirs = both(
+        PydanticToolsParser(tools=TOOLS, partial_twins=True, **options),
+        TheirPydanticToolsParser(tools=TOOLS),
+        RESPONSES[number],
+    )
+    assert twins[-1] == theirs[-1]  # the same instances at the end
+    assert len(twins) > len(theirs)  # and values from the first piece on, where theirs wait for each to validate
+    twin = twins[1][0]  # after [], the first call's first value: its tool's twin
+    assert type(twin).partial_of is next(tool for tool in TOOLS if tool.__name__ == message[0].name)  # type: ignore[attr-defined]
 
 
 def text_chunks(text: str, seed: int) -> list[Any]:
@@ -383,7 +468,7 @@ def test_invoke_is_strict_on_an_aggregated_chunk(backend: ModuleType) -> None:
 def test_importing_the_adapters_imports_no_framework() -> None:
     code = (
         "import sys; import streaming_json.integrations, streaming_json.integrations.langchain, "
-        "streaming_json.integrations.pydantic_ai\n"
+        "streaming_json.integrations.pydantic_ai, streaming_json.integrations._langchain_partial\n"
         "loaded = [name for name in ('langchain_core', 'langgraph', 'pydantic_ai', 'agents') if name in sys.modules]\n"
         "assert not loaded, loaded\n"
         "sys.modules['langchain_core'] = None\n"

@@ -55,7 +55,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ),
     # Frameworks: their events read as the APIs' are; LangChain's Runnable parsers (they import LangChain) above the
     # chunk reader, and the module that offers both above them.
-    ("integrations._langchain_messages", "integrations.pydantic_ai"),
+    ("integrations._langchain_messages", "integrations._langchain_partial", "integrations.pydantic_ai"),
     ("integrations._langchain_parsers",),
     ("integrations.langchain",),
     ("integrations", "integrations.*"),

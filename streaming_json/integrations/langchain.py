@@ -3,8 +3,9 @@ each piece read once.
 
 - :class:`~streaming_json.integrations.LangChainToolCalls` reads the chunks of ``model.stream()``/``astream()``,
   their dict form, and LangGraph's ``stream_mode="messages"`` parts. It imports no LangChain.
-- ``JsonOutputParser``, ``JsonOutputToolsParser`` and ``PydanticToolsParser`` are LangChain's parsers of the same
-  names and fields, for ``model | parser`` chains: a user changes one import line. They are LangChain ``Runnable``\\ s,
+- ``JsonOutputParser`` (also as ``SimpleJsonOutputParser``), ``JsonOutputToolsParser``, ``JsonOutputKeyToolsParser``
+  and ``PydanticToolsParser`` are LangChain's parsers of the same names and fields, for ``model | parser`` chains: a
+  user changes one import line, and each yields what LangChain's yields. They are LangChain ``Runnable``\\ s,
   so the first use of one of these names imports ``langchain_core`` (``pip install 'streaming-json[langchain]'``).
 
 ::
@@ -27,11 +28,24 @@ from typing import TYPE_CHECKING, Any
 from ._langchain_messages import LangChainToolCalls
 
 if TYPE_CHECKING:  # made on first use (below): they import LangChain
-    from ._langchain_parsers import JsonOutputParser, JsonOutputToolsParser, PydanticToolsParser
+    from ._langchain_parsers import (
+        JsonOutputKeyToolsParser,
+        JsonOutputParser,
+        JsonOutputToolsParser,
+        PydanticToolsParser,
+        SimpleJsonOutputParser,
+    )
 
-__all__ = ["LangChainToolCalls", "JsonOutputParser", "JsonOutputToolsParser", "PydanticToolsParser"]
+__all__ = [
+    "LangChainToolCalls",
+    "JsonOutputParser",
+    "SimpleJsonOutputParser",
+    "JsonOutputToolsParser",
+    "JsonOutputKeyToolsParser",
+    "PydanticToolsParser",
+]
 
-_RUNNABLES = frozenset(("JsonOutputParser", "JsonOutputToolsParser", "PydanticToolsParser"))
+_RUNNABLES = frozenset(__all__[1:])
 
 
 def __getattr__(name: str) -> Any:
