@@ -7,8 +7,10 @@ the events' argument deltas go once each into one parser; the output is validate
 
 The events are those of ``agent.run_stream_events()``, of ``agent.iter()``'s nodes (``node.stream(ctx)``), and of an
 ``event_stream_handler``: ``PartStartEvent``, ``PartDeltaEvent`` and ``PartEndEvent`` with ``ToolCallPart`` and
-``ToolCallPartDelta`` (``args``/``args_delta`` as text, or a whole dict taken as one completed value), as objects or in
-their dict form (``event_kind``, ``part_kind``, ``part_delta_kind``). Imports no pydantic-ai.
+``ToolCallPartDelta`` (``args``/``args_delta`` as text, or a whole dict taken as one completed value), ``TextPart`` and
+``TextPartDelta`` (text and JSON-text outputs), ``FinalResultEvent``, as objects or in their dict form
+(``event_kind``, ``part_kind``, ``part_delta_kind``). Imports no pydantic-ai: the output type's markers
+(``ToolOutput``, ``NativeOutput``, ``TextOutput``...) are read by their class names and fields.
 """
 
 from __future__ import annotations
@@ -183,6 +185,24 @@ _FENCED_OBJECT = re.compile(r"```(?:\w+)?\r?\n(\{.*?\})\s*(?:\r?\n?```|\Z)", fla
 _NONE_TYPE = type(None)
 
 
+_Function = typing.TypeVar("_Function", bound=Callable[..., Any])
+
+
+def _cached(function: _Function) -> _Function:
+    """``function`` remembering its last 256 answers (one class per type made, so that the typed layer's caches keep
+    it; a schema's title found once), where its arguments can key a dict."""
+    cached = functools.lru_cache(maxsize=256)(function)
+
+    @functools.wraps(function)
+    def call(*arguments: Any) -> Any:
+        try:
+            return cached(*arguments)
+        except TypeError:  # an unhashable annotation
+            return function(*arguments)
+
+    return call  # type: ignore[return-value]
+
+
 def _pydantic_ai_class(obj: Any) -> Optional[str]:
     """The name of pydantic-ai's class ``obj`` is an instance of (a marker such as ``NativeOutput``), else None."""
     kind = type(obj)
@@ -231,17 +251,16 @@ def _is_function(output: Any) -> bool:
     return inspect.isfunction(output) or inspect.ismethod(output)
 
 
-@functools.lru_cache(maxsize=256)
+@_cached
 def _wrapped(output_type: Any) -> Any:
-    """``{"response": output_type}``, as pydantic-ai wraps a type that is not an object (one class per type, so that
-    the typed layer's caches keep it)."""
+    """``{"response": output_type}``, as pydantic-ai wraps a type that is not an object."""
     import typing_extensions  # pydantic's dependency (its TypedDict is the one pydantic takes on every Python)
 
     make_typed_dict: Any = typing_extensions.TypedDict
     return make_typed_dict("response", {"response": output_type})
 
 
-@functools.lru_cache(maxsize=256)
+@_cached
 def _envelope(kinds: tuple[tuple[str, Any], ...]) -> Any:
     """The JSON text of a union of members, ``{"result": {"kind": ..., "data": ...}}``, as one type: a union of one
     variant per member, told apart by ``kind`` (so that ``data`` is typed as soon as ``kind`` completes)."""
@@ -273,6 +292,7 @@ def _object_name(output: Any) -> Optional[str]:
     return name if isinstance(name, str) else None
 
 
+@_cached
 def _schema_title(output: Any) -> Optional[str]:
     from pydantic import TypeAdapter
 
@@ -486,6 +506,11 @@ class PydanticAIStructuredOutput(StructuredOutput):
                 raise ValueError(f"tool_name= names the one output tool: this output type has {len(self._spec.tools)}")
             self._spec.tools[tool_name] = self._spec.tools.pop(next(iter(self._spec.tools)))
         self._validate_models(parser_class)
+        # Text is the output as it starts where the output type says it can be (text, native or prompted output); in
+        # auto mode (output tools, or JSON text where the model's profile says so) once pydantic-ai says it is.
+        self._text_is_output = self._spec.text is not None or (
+            self._spec.json_text is not None and not self._spec.tools
+        )
         self._unwrapping: Optional[_Member] = None  # the member whose {"response": ...} the raw value is
         self._kinds: Optional[Mapping[str, _Member]] = None  # a union's members, where the raw value is its envelope
         self._plain_text = False
@@ -642,6 +667,8 @@ class PydanticAIStructuredOutput(StructuredOutput):
             if self._reading and self._kind == _TEXT_OUTPUT and self._output_response == self._response:
                 self._index, self._part_offset = index, len(self.text)  # the next text part of a text output
                 self._append(content)
+            elif self._text_is_output:
+                self._begin(_TEXT_OUTPUT, index, None, content, None)
             else:
                 self._response_text.append(content)
         elif index == self._index and self._reading:
@@ -687,6 +714,8 @@ class PydanticAIStructuredOutput(StructuredOutput):
         if tool_name is None:
             last = self._last_part
             reading = self._spec.text or self._spec.json_text
+            if self._reading and self._kind == _TEXT_OUTPUT and self._output_response == self._response:
+                return  # begun as its part started
             if last is not None and last[1] == "text" and reading is not None:
                 index, _, content = last
                 if self._response_text and self._response_text[-1] == content:
@@ -728,10 +757,13 @@ class PydanticAIStructuredOutput(StructuredOutput):
     def _begin(self, kind: str, index: Any, member: Optional[_Member], text: str, tool_name: Optional[str]) -> None:
         """An output starts at part ``index``: a new one, except where an output of this response is being read or
         valid already (pydantic-ai takes the first; a tool's call takes the place of a text output)."""
+        if kind == _TEXT_OUTPUT and self._response_calls:
+            return  # text in a response that calls tools is not the output (the calls are)
         if self._kind is not None and self._output_response == self._response:
-            valid = self.result is not None and self.result.error is None
-            if valid or (self._kind == _TOOL_OUTPUT and (self._reading or kind == _TEXT_OUTPUT)):
-                return
+            if self.result is not None and self.result.error is None:
+                return  # the response's output is valid: pydantic-ai takes the first
+            if self._reading and (self._kind == kind or self._kind == _TOOL_OUTPUT):
+                return  # being read; a tool's call is not replaced by text
         self._waiting.pop(index, None)
         json_text = self._spec.json_text
         if kind == _TEXT_OUTPUT:
