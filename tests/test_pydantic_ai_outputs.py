@@ -13,7 +13,7 @@ import json
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable, Optional, Union
+from typing import Annotated, Any, Callable, Generic, Optional, TypeVar, Union
 
 import pytest
 
@@ -21,7 +21,7 @@ from .frameworks import FRAMEWORKS, corpus_sample, pieces_of
 
 pytest.importorskip("pydantic_ai")
 
-from pydantic import BaseModel, ConfigDict, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic_ai import Agent, NativeOutput, PromptedOutput, TextOutput, ToolOutput
 from pydantic_ai.messages import ModelResponseStreamEvent, PartDeltaEvent, PartEndEvent, PartStartEvent
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
@@ -32,6 +32,7 @@ from streaming_json.integrations import PydanticAIStructuredOutput
 from streaming_json.pydantic import partial_twin
 
 pytestmark = FRAMEWORKS
+T = TypeVar("T")
 
 SAMPLE = corpus_sample(8, seed=11, longest=1_500)
 # Text a model wrote: the longest strings in the sample's arguments (file contents, messages, queries).
@@ -76,6 +77,15 @@ class OutputCall:
 
 
 @dataclass(frozen=True)
+class UnionText:
+    """JSON text of a union's ``variant``-th member, ``{"result": {"kind": ..., "data": ...}}``, with the ``kind``
+    the agent's schema gives that member (``info.model_request_parameters.output_object``)."""
+
+    variant: int
+    data: str
+
+
+@dataclass(frozen=True)
 class ToolCall:
     """A call of a function tool."""
 
@@ -89,6 +99,10 @@ def scripted(responses: Sequence[Sequence[Any]], seed: int) -> Callable[..., Asy
 
     async def stream(messages: Any, info: AgentInfo) -> AsyncIterator[Any]:
         for index, part in enumerate(remaining.pop(0) if remaining else [Text("done")]):
+            if isinstance(part, UnionText):
+                schema = info.model_request_parameters.output_object.json_schema  # type: ignore[union-attr]
+                kind = schema["properties"]["result"]["anyOf"][part.variant]["properties"]["kind"]["const"]
+                part = Text(f'{{"result": {{"kind": {json.dumps(kind)}, "data": {part.data}}}}}')
             if isinstance(part, Text):
                 for piece in pieces_of(part.text, seed + index):
                     yield piece
@@ -253,6 +267,48 @@ def test_an_invalid_member_then_another_member(backend: ModuleType) -> None:
     retried = values.index(MISSING)
     assert all(isinstance(value, list) for value in values[:retried])
     assert all(type(value) in (Arguments, partial_twin(Arguments)) for value in values[retried + 1 :])
+
+
+class Plain(BaseModel):
+    x: int
+
+
+class Titled(BaseModel):
+    model_config = ConfigDict(title="Fancy Title!")
+    x: int
+
+
+class Page(BaseModel, Generic[T]):
+    items: list[T]
+
+
+# Members whose names pydantic-ai makes (a title, a generic's brackets stripped, an annotation's title, a repeated
+# name numbered, None), each with its JSON.
+ODD_MEMBERS: list[tuple[Any, str]] = [
+    (Titled, '{"x": 1}'),
+    (Page[int], '{"items": [1, 2]}'),
+    (Annotated[Plain, Field(title="Ann")], '{"x": 2}'),
+    (Plain, '{"x": 3}'),
+    (Plain, '{"x": 4}'),
+    (None, '{"response": null}'),
+]
+
+
+def test_members_are_known_by_the_names_pydantic_ai_gives_them(backend: ModuleType) -> None:
+    """Each output tool the agent offers, and each ``kind`` its JSON schema names, reads as its own member."""
+    output_type = [member for member, _ in ODD_MEMBERS]
+    for number, (member, text) in enumerate(ODD_MEMBERS):
+        events, _ = agent_run(Case(output_type, [[OutputCall(number, text)]], number), theirs=False)
+        output, values = read(events, output_type, backend)
+        assert output.error is None and output.tool_name == output_tool_name(events)
+        assert output.result is not None and output.result.value == events[-1].result.output
+        assert output.member == (type(None) if member is None else member)
+    native = NativeOutput(output_type[:-1])
+    for number, (member, text) in enumerate(ODD_MEMBERS[:-1]):
+        events, _ = agent_run(Case(native, [[UnionText(number, text)]], number), theirs=False)
+        output, values = read(events, native, backend)
+        assert output.error is None and output.member == member
+        assert output.result is not None and output.result.value == events[-1].result.output
 
 
 # --- JSON text: NativeOutput, PromptedOutput, auto ---------------------------------------------------------------
