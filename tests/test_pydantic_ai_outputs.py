@@ -549,3 +549,16 @@ def test_a_long_text_output_is_copied_in_linear_time(backend: ModuleType) -> Non
     assert output.result is not None and output.result.value == text and values[-1] is output.result.value
     assert all(text.startswith(value) for value in values)
     assert len(values) < len(pieces) / 10 and sum(len(value) for value in values) < 20 * len(text)
+
+
+def test_arguments_given_as_dicts_are_merged(backend: ModuleType) -> None:
+    """A provider that gives an output tool's arguments as dicts: pydantic-ai merges each into the dict so far."""
+    first, second = SAMPLE[2].arguments, {"extra": [1, 2]}
+    events: list[Any] = [
+        {"event_kind": "part_start", "index": 0, "part": {"part_kind": "tool-call", "tool_name": "final_result"}},
+        {"event_kind": "part_delta", "index": 0, "delta": {"part_delta_kind": "tool_call", "args_delta": first}},
+        {"event_kind": "part_delta", "index": 0, "delta": {"part_delta_kind": "tool_call", "args_delta": second}},
+    ]
+    output, values = read(events, Arguments, backend)
+    assert output.error is None and output.result is not None
+    assert output.result.value.model_dump() == {**first, **second}

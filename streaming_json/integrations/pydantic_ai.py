@@ -679,8 +679,8 @@ class PydanticAIStructuredOutput(StructuredOutput):
         delta_kind = get_text(delta, "part_delta_kind")
         if index == self._index and self._reading and delta_kind == self._delta_kind:
             piece = get_field(delta, self._delta_field)
-            if isinstance(piece, Mapping):  # whole arguments (a dict delta): pydantic-ai merges them
-                self._replace_from(0, _arguments_text(piece) or "")
+            if isinstance(piece, Mapping):  # arguments as a dict: pydantic-ai merges it into the dict so far
+                self._replace_from(0, json.dumps({**self._arguments_so_far(), **piece}, ensure_ascii=False))
             elif isinstance(piece, str):
                 self._append(piece)
         elif delta_kind == _TOOL_CALL_DELTA and index in self._waiting:
@@ -692,6 +692,14 @@ class PydanticAIStructuredOutput(StructuredOutput):
             piece = get_field(delta, "content_delta")
             if isinstance(piece, str):
                 self._response_text.append(piece)
+
+    def _arguments_so_far(self) -> dict[str, Any]:
+        """The output tool's arguments so far as a dict (where a delta gave them whole), else an empty one."""
+        try:
+            arguments = json.loads(self.text or "{}")
+        except ValueError:
+            return {}
+        return arguments if isinstance(arguments, dict) else {}
 
     def _part_ended(self, index: Any, part: Any) -> None:
         self._waiting.pop(index, None)
