@@ -235,8 +235,8 @@ STRUCTURED_OUTPUT_PIECES = [
     '_for": ["the first ',
     'program"]}',
 ]
-# pydantic-ai's output tool gives the structured output as its arguments.
-TOOL_CALL_PIECES["final_result"] = STRUCTURED_OUTPUT_PIECES
+# pydantic-ai's output tool gives the structured output as its arguments (for a union, the first member's tool).
+TOOL_CALL_PIECES["final_result"] = TOOL_CALL_PIECES["final_result_Person"] = STRUCTURED_OUTPUT_PIECES
 
 
 def _tool_names(request: dict[str, Any]) -> list[Any]:

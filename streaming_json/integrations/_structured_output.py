@@ -12,7 +12,7 @@ from .._shared import MISSING, JsonParseError, JsonProblem, WithProblem, continu
 from ._fields import ReadsEventFields
 from ._sources import aentered, entered
 
-__all__ = ["StructuredOutput", "StructuredOutputResult"]
+__all__ = ["StructuredOutput", "StructuredOutputResult", "same_as_shown"]
 
 
 class _StructuredOutputResultFields(NamedTuple):
@@ -160,7 +160,7 @@ class StructuredOutput(ReadsEventFields):
                 problem = error.problem if isinstance(error, JsonParseError) else json_problem(text)
                 self.result = StructuredOutputResult(None, message, problem)
         if self.result.error is None:
-            if _same(self.result.value, self.value):
+            if same_as_shown(self.result.value, self.value):
                 # The value shown last is the value: the result holds that object, which a stream yielded once.
                 self.result = StructuredOutputResult(self.value, None)
             else:
@@ -176,6 +176,11 @@ class StructuredOutput(ReadsEventFields):
             text = self.text
             self.result = result._replace(problem=JsonProblem.at(text, "incomplete", len(text), reason))
 
+    def _source_failed(self, error: Exception) -> bool:
+        """Whether an exception the events' source raised ends the output (as the API's way of saying so) rather
+        than going on to the caller: never, unless an API's reader says otherwise."""
+        return False
+
     def stream(self, events: Any) -> Iterator[Any]:
         """Feed every event of ``events``; yield the value whenever an event changed it, then :meth:`finish` and
         yield the final value if it is valid and differs from the last value yielded (where the last piece completed
@@ -187,13 +192,17 @@ class StructuredOutput(ReadsEventFields):
         feed = self.feed
         last = MISSING
         with entered(events) as iterable:
-            for event in iterable:
-                value = feed(event)
-                if value is not last:
-                    last = value
-                    yield value
+            try:
+                for event in iterable:
+                    value = feed(event)
+                    if value is not last:
+                        last = value
+                        yield value
+            except Exception as error:
+                if not self._source_failed(error):
+                    raise
         result = self.finish()
-        if result.error is None and not _same(result.value, last):
+        if result.error is None and not same_as_shown(result.value, last):
             yield result.value
 
     async def astream(self, events: Any) -> AsyncIterator[Any]:
@@ -201,17 +210,21 @@ class StructuredOutput(ReadsEventFields):
         feed = self.feed
         last = MISSING
         async with aentered(events) as iterable:
-            async for event in iterable:
-                value = feed(event)
-                if value is not last:
-                    last = value
-                    yield value
+            try:
+                async for event in iterable:
+                    value = feed(event)
+                    if value is not last:
+                        last = value
+                        yield value
+            except Exception as error:
+                if not self._source_failed(error):
+                    raise
         result = self.finish()
-        if result.error is None and not _same(result.value, last):
+        if result.error is None and not same_as_shown(result.value, last):
             yield result.value
 
 
-def _same(value: Any, shown: Any) -> bool:
+def same_as_shown(value: Any, shown: Any) -> bool:
     """Whether the final value is the value last shown: the same object, or an equal value of the same type (a
     partial value the strict parse repeats; a typed partial twin is not its validated model)."""
     return value is shown or (type(value) is type(shown) and value == shown)
