@@ -21,9 +21,7 @@ A new format is one more instance; nothing is subclassed.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Optional
 
 __all__ = ["ToolCallFormat", "ParameterSyntax", "LiteralSyntax", "ChannelSyntax", "FORMATS"]
@@ -70,10 +68,13 @@ class LiteralSyntax:
     arguments (Gemma: bare keys, the quote, ``true``/``false``/``null``)."""
     key_end: re.Pattern[str]
     """The first character that cannot be in a bare key: the separator, or what shows the value has no key."""
-    names: Mapping[str, str] = field(
-        default_factory=lambda: MappingProxyType(
-            {"True": "true", "False": "false", "None": "null", "true": "true", "false": "false", "null": "null"}
-        )
+    names: tuple[tuple[str, str], ...] = (
+        ("True", "true"),
+        ("False", "false"),
+        ("None", "null"),
+        ("true", "true"),
+        ("false", "false"),
+        ("null", "null"),
     )
     """Bare words and the JSON they stand for."""
 
@@ -92,8 +93,9 @@ class ChannelSyntax:
     """Finds the recipient in a header: group ``recipient`` (``to=functions.get_weather``)."""
     channel: re.Pattern[str]
     """Finds the channel in a header: group ``channel``."""
-    kinds: Mapping[str, str]
-    """A channel's body without a recipient: ``"reasoning"`` or ``"content"``; a channel not named is content."""
+    kinds: tuple[tuple[str, str], ...]
+    """Channels and what a body without a recipient is in each: ``"reasoning"`` or ``"content"``; a channel not
+    named is content."""
     recipient_prefix: str = ""
     """Taken off a recipient to give the tool's name (``functions.``)."""
 
@@ -143,6 +145,9 @@ class ToolCallFormat:
     """A ``"literal"`` payload's syntax."""
     channels: Optional[ChannelSyntax] = None
     """Harmony's messages: the output begins in the first message's header, and every header says what follows."""
+    ignored_markers: tuple[str, ...] = ()
+    """Markers that say nothing the events carry, dropped where they stand in content (Llama 4's
+    ``<|python_end|>`` after its list of calls)."""
     reasoning: Optional[tuple[str, str]] = None
     """The reasoning block's markers this family writes, read unless the stream is given others."""
     calls_end_reasoning: bool = False
@@ -178,6 +183,7 @@ class ToolCallFormat:
             *self.section_begin,
             *self.section_end,
             *self.output_section_begin,
+            *self.ignored_markers,
             self.call_begin,
             self.call_end,
             self.header_end,
@@ -399,7 +405,7 @@ for _format in (
             message_end=("<|end|>", "<|return|>", "<|call|>"),
             recipient=re.compile(r"\bto=(?P<recipient>[^\s<]+)"),
             channel=re.compile(r"<\|channel\|>\s*(?P<channel>[^\s<]+)"),
-            kinds=MappingProxyType({"analysis": "reasoning", "final": "content", "commentary": "content"}),
+            kinds=(("analysis", "reasoning"), ("final", "content"), ("commentary", "content")),
             recipient_prefix="functions.",
         ),
         aliases=("gpt_oss", "openai"),
@@ -425,7 +431,8 @@ for _format in (
         "literal",
         section_begin=("<|python_start|>[",),
         output_section_begin=("[",),
-        section_end=("]<|python_end|>", "]"),
+        section_end=("]",),
+        ignored_markers=("<|python_end|>",),
         header_end="(",
         header=re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL),
         name_chars=_PYTHON_NAME_CHARS,

@@ -93,7 +93,7 @@ class _Markers:
         channels = format.channels
         message_end = channels.message_end if channels is not None else ()
         calls = (format.call_begin, *format.section_begin)
-        self.content = Markers(*calls, reasoning[0] if reasoning else None, *message_end)
+        self.content = Markers(*calls, reasoning[0] if reasoning else None, *message_end, *format.ignored_markers)
         ends_reasoning = calls if format.calls_end_reasoning or channels is not None else ()
         self.reasoning = Markers(reasoning[1] if reasoning else None, *ends_reasoning, *message_end)
         self.section = Markers(*format.section_end, format.call_begin)
@@ -130,6 +130,7 @@ class _Markers:
             self.string = Markers(*literal.quotes, *self.literal_stops.markers)  # quotes of one marker, no escapes
             self.string_firsts = _firsts(self.string)  # (a Python string's: its quote's and the backslash)
             self.other = Markers(*literal.quotes, *self.literal_stops.markers)
+            self.names = dict(literal.names)
 
 
 _markers_of: dict[tuple[ToolCallFormat, Optional[tuple[str, str]]], _Markers] = {}
@@ -527,7 +528,7 @@ class ModelOutputStream:
             self._begin_call(marker)
         elif marker in self.format.section_begin:
             self._enter_section()
-        else:  # the end of a message (Harmony's), or a reasoning block's end
+        else:  # the end of a message (Harmony's), a reasoning block's end, an ignored marker
             self._read_place = self._read_content
 
     def _read_reasoning(self, text: str, position: int) -> int:
@@ -587,13 +588,18 @@ class ModelOutputStream:
         self._section_opener = ""
         self._read_place = self._read_content
 
-    def _marker_at(self, markers: Markers, text: str, position: int) -> Optional[str]:
+    def _marker_at(self, markers: Markers, text: str, position: int, longest: bool = False) -> Optional[str]:
         """The marker at ``position``; ``""`` where none is; None where the text ends inside what may be the
-        beginning of one (for the caller to hold back)."""
+        beginning of one (for the caller to hold back), or, with ``longest``, of a longer one than is there (a
+        Python string's ``'`` that may be the start of ``'''``)."""
+        tail = text[position:]
         for marker in markers.markers:
             if text.startswith(marker, position):
+                if longest and any(
+                    len(tail) < len(other) and other.startswith(tail) for other in markers.markers if other != marker
+                ):
+                    return None
                 return marker
-        tail = text[position:]
         if any(len(tail) < len(marker) and marker.startswith(tail) for marker in markers.markers):
             return None
         return ""
@@ -710,7 +716,7 @@ class ModelOutputStream:
             self._begin_json("")
             return
         channel = channels.channel.search(header)
-        kind = channels.kinds.get(channel.group("channel") if channel is not None else "", "content")
+        kind = dict(channels.kinds).get(channel.group("channel") if channel is not None else "", "content")
         self._read_place = self._read_reasoning if kind == "reasoning" else self._read_content
 
     def _begin_json(self, first: str) -> None:
@@ -968,14 +974,14 @@ class ModelOutputStream:
         assert literal is not None
         stripped = text.strip(_BLANKS)
         if stripped[:1] in ("{", "["):
-            found = gemma_literal_json(stripped, literal.quotes[0], literal.names)
+            found = gemma_literal_json(stripped, literal.quotes[0], self._markers.names)
             if types is None or found is None:
                 return found
             if ("object" if stripped[0] == "{" else "array") in types:
                 return found
             return _escape(stripped) if "string" in types else None
         if types is None:
-            return bare_word_json(stripped, literal.names) if stripped else None
+            return bare_word_json(stripped, self._markers.names) if stripped else None
         return typed_json(stripped, types)
 
     def _close_arguments(self) -> None:
@@ -1153,7 +1159,7 @@ class ModelOutputStream:
             position += 1
         if position == length:
             return position
-        quote = self._marker_at(self._markers.quotes, text, position)
+        quote = self._marker_at(self._markers.quotes, text, position, longest=True)
         if quote is None:
             self._held = text[position:]  # a quote, or a longer one
             return length
@@ -1315,7 +1321,7 @@ class ModelOutputStream:
                 depth += 1
             elif char in ")]}" and depth:
                 depth -= 1
-            elif char in ",)]}":  # outside every bracket: the value ends here
+            elif not depth and (char == "," or text.startswith(literal.end, at)):  # outside every bracket: its end
                 self._take_value_text(text[start:at])
                 self._scan_depth, self._scan_quote = 0, None
                 self._end_value()
@@ -1387,7 +1393,9 @@ def _python_escape(text: str, at: int, quote: str) -> tuple[str, int]:
         if end == length and end < at + 4:
             return "", -1  # more digits may follow
         return chr(int(text[at + 1 : end], 8)), end
-    if char == "N" and at + 2 < length and text[at + 2] == "{":
+    if char == "N" and at + 2 >= length:
+        return "", -1
+    if char == "N" and text[at + 2] == "{":
         close = text.find("}", at + 3, at + 103)  # (Unicode's longest character name is 88 letters)
         if close < 0:
             return ("", -1) if length - at < 103 else (text[at : at + 2], at + 2)
