@@ -285,7 +285,9 @@ def _harmony_text(before: str, think: str, calls: Sequence[tuple[str, str]], aft
         if index % 2:
             messages.append(f" to=functions.{name}<|channel|>commentary json<|message|>{arguments}<|call|>")
         else:
-            messages.append(f"<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{arguments}<|call|>")
+            messages.append(
+                f"<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{arguments}<|call|>"
+            )
     if after:
         messages.append(f"<|channel|>final<|message|>{after}<|return|>")
     return "<|start|>assistant".join(messages)
@@ -369,9 +371,7 @@ def _write_new_output(
             + "</｜DSML｜function_calls>"
         )
     elif format_name == "gemma4":
-        body = "".join(
-            f"<|tool_call>call:{name}" + _gemma(value) + "<tool_call|>" for name, value in values
-        )
+        body = "".join(f"<|tool_call>call:{name}" + _gemma(value) + "<tool_call|>" for name, value in values)
     elif format_name in ("pythonic", "llama4_pythonic"):
         body = (
             "["

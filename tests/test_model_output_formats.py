@@ -137,6 +137,8 @@ def test_real_calls_stream_exactly_however_cut(backend: ModuleType, format_name:
         for cut, pieces in cuts_of(text, format_name, position).items():
             if cut == "characters" and position % 29:
                 continue  # a character at a time is slow: every 29th group
+            if cut in ("split markers", "wide") and (position % 2) == (cut == "wide"):
+                continue  # markers cut anywhere, or several calls a piece: every other group each
             assert merged(read_all(make, pieces)) == expected, (cut, text[:300])
 
 
@@ -170,7 +172,7 @@ def test_arguments_of_every_type_stream_exactly_however_cut(
     assert merged(read_all(make, token_pieces(text, format_name, seed))) == expected
     encoded = text.encode("utf-8", "surrogatepass")
     byte_cuts = data.draw(st.lists(st.integers(0, len(encoded)), max_size=30))
-    if "\ud800" > max(text, default=""):  # (a lone surrogate is no UTF-8)
+    if not re.search("[\ud800-\udfff]", text):  # (a lone surrogate is no UTF-8)
         assert merged(read_all(make, split_at(encoded, byte_cuts))) == expected
 
 
@@ -500,7 +502,10 @@ def test_a_parameter_given_twice_is_an_error(backend: ModuleType) -> None:
         ("glm47", "<tool_call>now</tool_call>"),  # vLLM #44326 dropped it
         ("glm45", "<tool_call>now\n</tool_call>"),
         ("minimax_m2", '<minimax:tool_call>\n<invoke name="now">\n</invoke>\n</minimax:tool_call>'),
-        ("deepseek_v32", '<｜DSML｜function_calls>\n<｜DSML｜invoke name="now">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>'),
+        (
+            "deepseek_v32",
+            '<｜DSML｜function_calls>\n<｜DSML｜invoke name="now">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
+        ),
         ("gemma4", "<|tool_call>call:now{}<tool_call|>"),
         ("harmony", "<|channel|>commentary to=functions.now <|constrain|>json<|message|>{}<|call|>"),
         ("pythonic", "[now()]"),
@@ -544,7 +549,7 @@ def test_gemma4_values_by_their_syntax_or_their_schema(backend: ModuleType) -> N
 def test_pythonic_values_are_python_literals(backend: ModuleType) -> None:
     text = (
         "[get_weather(city='Tokyo', days=3, metric=True, note=None, ratio=-1.5, tags=('a', \"b\"), "
-        "o={'k': [1, {'x': False}]}, q='it\\'s \\\"q\\\" \\n\\t\\x41\\u00e9\\N{BULLET}', t=\"\"\"two\nlines\"\"\", "
+        'o={\'k\': [1, {\'x\': False}]}, q=\'it\\\'s \\"q\\" \\n\\t\\x41\\u00e9\\N{BULLET}\', t="""two\nlines""", '
         "r=r'raw\\d'), get_time(zone=\"UTC\")] Done."
     )
     events = merged(read_all(stream_of(backend, "pythonic"), list(text)))
@@ -558,7 +563,7 @@ def test_pythonic_values_are_python_literals(backend: ModuleType) -> None:
         "ratio": -1.5,
         "tags": ["a", "b"],
         "o": {"k": [1, {"x": False}]},
-        "q": "it's \"q\" \n\tAé•",
+        "q": 'it\'s "q" \n\tAé•',
         "t": "two\nlines",
         "r": "raw\\d",
     }
@@ -614,7 +619,7 @@ def test_a_call_inside_the_reasoning_block_is_a_call(backend: ModuleType, format
 
 def test_string_values_pass_through_the_fast_path_the_same_on_both_backends(backend: ModuleType) -> None:
     """A long string value in token pieces: nearly every piece is one event of escaped text, in order."""
-    value = "line one\n\ttab \"quote\" back\\slash é 😀 " * 200
+    value = 'line one\n\ttab "quote" back\\slash é 😀 ' * 200
     calls = [("write", json.dumps({"content": value}))]
     for format_name in TEXT_FORMAT_NAMES:
         text, expected = write_output(format_name, calls)

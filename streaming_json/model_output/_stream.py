@@ -316,11 +316,15 @@ class ModelOutputStream:
             first, second, index, keep, trim = run
             if first not in text and second not in text:
                 if trim:
-                    if self._trim_held:
+                    held = self._trim_held
+                    if held:
                         text = trim + text
-                    self._trim_held = text[-1:] == trim
-                    if self._trim_held:
+                    if text[-1:] == trim:
                         text = text[:-1]
+                        if not held:
+                            self._trim_held = True
+                    elif held:
+                        self._trim_held = False
                 if not text:
                     return []
                 piece = _escape(text)[1:-1]
