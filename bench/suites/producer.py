@@ -42,12 +42,26 @@ what went wrong: arguments re-serialised (same value, other text), lost (none, o
 corrupted (other text), extra text after them, a wrong name, a call lost or one too many, content lost or added
 (compared with whitespace runs collapsed: the newlines a format writes around its markers are not held against it).
 
+The formats that write arguments as text, and Harmony (issue 29: qwen3_coder, seed_oss, glm47, glm45, minimax_m2,
+deepseek_v32, gemma4, harmony, pythonic, llama4_pythonic): each format's own timing, on the same kinds of streams
+written in it (``tests/model_outputs.write_output``): the real calls an output each, 20 KB and 100 KB write-file
+calls in token deltas, and the one-character series; vLLM through the same composed parser (its declarative engine's
+tool adapter for the first seven; its pythonic parsers), SGLang through ``FunctionCallParser`` with its name for the
+format (SGLang has no Seed-OSS parser; vLLM's Harmony parser reads token ids of a vocabulary no package here ships).
+Every contender gets the tools with schemas inferred from the calls' value types; the arguments are compared by
+value (a format whose arguments are text has no text to keep: a peer's spacing is no fault; its types are). A
+peer's single call that runs past the cap by a second is interrupted by an alarm (SGLang's pythonic detector
+backtracks in a regex at the end of a long call) and counts as stopped. Targets: >= 25x vLLM and >= 15x SGLang at
+20 KB, >= 50x both at 100 KB, ours flat per character (1 MB within 1.5x of 64 KB). Their bug pass runs the same cuts
+but ``styled`` (no JSON styles), and counts a value of the wrong type (``"30"`` for ``30``) as ``wrong type``.
+
 Environment: its own (``.venv-producer``, ``make bench-producer``; ``bench/producer-requirements.txt`` pins every
 package): vLLM and SGLang installed with ``--no-deps`` as they ship, torch's CPU build, and what their parser
 modules' imports need. Nothing of theirs is stubbed or copied.
 
     make bench-producer                               # sets up .venv-producer and runs this suite
-    .venv-producer/bin/python -m bench producer [--quick] [--rounds N] [--cap S] [--skip-bugs] [--json out.json]
+    .venv-producer/bin/python -m bench producer [--quick] [--rounds N] [--cap S] [--skip-bugs] [--only-bugs]
+        [--formats hermes,qwen3_coder,...] [--json out.json]
 """
 
 from __future__ import annotations
@@ -59,8 +73,9 @@ import logging
 import os
 import random
 import re
+import signal
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Callable, NamedTuple, Optional
@@ -452,6 +467,31 @@ class FirstRuns:
         return (kept.extend if extend else kept.append), kept
 
 
+class Late(Exception):
+    """A peer's single call ran past the deadline (SGLang's pythonic detector backtracks in a regex for minutes on
+    a long call): the alarm interrupts it, and the run counts as stopped."""
+
+
+def _late(signum: int, frame: Any) -> None:
+    raise Late
+
+
+@contextlib.contextmanager
+def alarm_at(deadline: float, grace: float = 1.0) -> Iterator[None]:
+    """Interrupt what runs past ``deadline`` (``perf_counter``) by ``grace`` seconds: the checks between deltas
+    stop a peer whose every call returns; this one stops a call that does not."""
+    if deadline == float("inf"):
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _late)
+    signal.setitimer(signal.ITIMER_REAL, max(deadline - perf_counter(), 0.0) + grace)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def tool_definitions(names: Sequence[str]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}} for name in names]
 
@@ -496,17 +536,22 @@ def vllm_contender(fmt: Format) -> Contender:
     def run(case: Case, deadline: float) -> list[Optional[list[Any]]]:
         """Each stream's deltas out of the parser, as the server gets them (read into outcomes untimed)."""
         out, done, first = [], 0, first_runs.first(case)
-        for stream in case.streams:
-            parser = parser_class(tokenizer, request.tools)
-            parse_delta = parser.parse_delta
-            keep, messages = first_runs.keeper(first)
-            last = len(stream.pieces) - 1
-            for number, (piece, token_ids) in enumerate(zip(stream.pieces, stream.ids)):
-                keep(parse_delta(piece, token_ids, request, prompt, finished=number == last))
-                if not number % CHECK_EVERY and perf_counter() > deadline:
-                    raise Stopped(done + number, case.deltas)
-            done += len(stream.pieces)
-            out.append(messages)
+        number = 0
+        try:
+            with alarm_at(deadline):
+                for stream in case.streams:
+                    parser = parser_class(tokenizer, request.tools)
+                    parse_delta = parser.parse_delta
+                    keep, messages = first_runs.keeper(first)
+                    last = len(stream.pieces) - 1
+                    for number, (piece, token_ids) in enumerate(zip(stream.pieces, stream.ids)):
+                        keep(parse_delta(piece, token_ids, request, prompt, finished=number == last))
+                        if not number % CHECK_EVERY and perf_counter() > deadline:
+                            raise Stopped(done + number, case.deltas)
+                    done += len(stream.pieces)
+                    out.append(messages)
+        except Late:
+            raise Stopped(done + number, case.deltas) from None
         return out
 
     def to_value(out: list[list[Any]]) -> list[Outcome]:
@@ -547,17 +592,22 @@ def sglang_contender(fmt: Format) -> Contender:
     def run(case: Case, deadline: float) -> list[Optional[list[Any]]]:
         """Each stream's (normal text, calls) out of the parser, as the server gets them (read untimed)."""
         out, done, first = [], 0, first_runs.first(case)
-        for stream in case.streams:
-            parser = FunctionCallParser(tools, fmt.sglang)
-            parse = parser.parse_stream_chunk
-            keep, results = first_runs.keeper(first)
-            for number, piece in enumerate(stream.pieces):
-                keep(parse(piece))
-                if not number % CHECK_EVERY and perf_counter() > deadline:
-                    raise Stopped(done + number, case.deltas)
-            keep(parser.parse_stream_end())
-            done += len(stream.pieces)
-            out.append(results)
+        number = 0
+        try:
+            with alarm_at(deadline):
+                for stream in case.streams:
+                    parser = FunctionCallParser(tools, fmt.sglang)
+                    parse = parser.parse_stream_chunk
+                    keep, results = first_runs.keeper(first)
+                    for number, piece in enumerate(stream.pieces):
+                        keep(parse(piece))
+                        if not number % CHECK_EVERY and perf_counter() > deadline:
+                            raise Stopped(done + number, case.deltas)
+                    keep(parser.parse_stream_end())
+                    done += len(stream.pieces)
+                    out.append(results)
+        except Late:
+            raise Stopped(done + number, case.deltas) from None
         return out
 
     def to_value(out: list[list[Any]]) -> list[Outcome]:

@@ -1284,7 +1284,8 @@ class ModelOutputStream:
                         position = at + 2
                         continue
                     if text.startswith(inside, at):
-                        inside, position = None, at + len(inside)
+                        position = at + len(inside)
+                        inside = None
                         continue
                     if length - at < len(inside) and inside.startswith(text[at:]):
                         return self._hold_other(text, start, at, depth, inside)
