@@ -133,7 +133,7 @@ _KIMI = (
 )
 
 
-def _special(*markers: str, first: int = 200_000) -> dict[str, int]:
+def _special(*markers: str, first: int = 300_000) -> dict[str, int]:
     return {marker: first + number for number, marker in enumerate(markers)}
 
 
@@ -166,12 +166,12 @@ TEXT_FORMATS = {
         Format("gemma4", "gemma4", "gemma4", _special("<|tool_call>", "<tool_call|>", '<|"|>'), True, True),
         Format(
             "harmony",
-            "",
+            "openai",
             "gpt-oss",
             _special("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|call|>", "<|end|>", "<|return|>"),
             True,
             vllm_missing="vLLM's Harmony parser reads token ids of the o200k_harmony vocabulary, whose file "
-            "openai_harmony downloads at first use from outside the package registries: not on this machine",
+            "openai_harmony downloads at first use; quicktok-v1, which ships it, is not installed",
         ),
         Format("pythonic", "pythonic", "pythonic", {}, False, True),
         Format(
@@ -266,8 +266,14 @@ class Case:
         return [stream.expected for stream in self.streams]
 
 
-def tokens(text: str, fmt: Format, rng: random.Random, longest: int) -> list[tuple[str, int]]:
-    """The text as tokens: each marker one token with its special id, the rest in pieces of 1 to ``longest``."""
+def tokens(text: str, fmt: Format, rng: random.Random, longest: int) -> list[tuple[str, Any]]:
+    """The text as tokens: each marker one token with its special id, the rest in pieces of 1 to ``longest``; for
+    Harmony, where its vocabulary is here, the real tokens (vLLM's Harmony parser reads token ids: a piece is
+    then the smallest run of tokens that decodes to whole characters, with its ids)."""
+    if fmt.name == "harmony":
+        encoding = harmony_encoding()
+        if encoding is not None:
+            return harmony_tokens(encoding, text)
     markers = sorted(fmt.special, key=len, reverse=True)
     pattern = re.compile("|".join(re.escape(marker) for marker in markers) if markers else "(?!)")
     out: list[tuple[str, int]] = []
@@ -288,17 +294,86 @@ def tokens(text: str, fmt: Format, rng: random.Random, longest: int) -> list[tup
     return out
 
 
-def deltas(token_list: list[tuple[str, int]], rng: random.Random, width: Optional[tuple[int, int]]) -> list[list[Any]]:
-    """Tokens grouped into deltas: one token each (``width`` None), or ``width`` tokens at random, or all in one."""
+def deltas(token_list: list[tuple[str, Any]], rng: random.Random, width: Optional[tuple[int, int]]) -> list[list[Any]]:
+    """Tokens grouped into deltas: one token each (``width`` None), or ``width`` tokens at random, or all in one. (A
+    token's id may be a list of ids: Harmony's runs of real tokens.)"""
+
+    def ids(group: list[tuple[str, Any]]) -> list[int]:
+        return [one for _, token_id in group for one in (token_id if isinstance(token_id, list) else [token_id])]
+
     if width is None:
-        return [[text, [token_id]] for text, token_id in token_list]
+        return [[text, ids([(text, token_id)])] for text, token_id in token_list]
     groups, position = [], 0
     while position < len(token_list):
         size = rng.randint(*width)
         group = token_list[position : position + size]
-        groups.append(["".join(text for text, _ in group), [token_id for _, token_id in group]])
+        groups.append(["".join(text for text, _ in group), ids(group)])
         position += size
     return groups
+
+
+_HARMONY_VOCABULARY_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+_harmony: list[Any] = []
+
+
+def harmony_encoding() -> Any:
+    """gpt-oss's tokenizer (openai_harmony's o200k_harmony), or None where it cannot load here.
+
+    openai_harmony downloads ``o200k_base.tiktoken`` at first use, from outside the package registries; the
+    ``quicktok-v1`` package (in bench/producer-requirements.txt) ships the same ranks, derived from tiktoken (MIT), in
+    a binary table: this writes them back as the tiktoken file, checks its SHA-256 against the one openai_harmony
+    expects, and points openai_harmony at it (``TIKTOKEN_ENCODINGS_BASE``)."""
+    if _harmony:
+        return _harmony[0]
+    _harmony.append(None)
+    try:
+        import base64
+        import hashlib
+        import struct
+        import sys
+        from importlib.resources import files
+
+        folder = os.path.join(sys.prefix, "harmony-vocabulary")
+        path = os.path.join(folder, "o200k_base.tiktoken")
+        if not os.path.exists(path):
+            table = files("quicktok").joinpath("data/o200k.vocab").read_bytes()
+            (count,) = struct.unpack_from("<I", table, 0)
+            position, ranks = 4, []
+            for _ in range(count):
+                (length,) = struct.unpack_from("<H", table, position)
+                token = table[position + 2 : position + 2 + length]
+                (rank,) = struct.unpack_from("<I", table, position + 2 + length)
+                ranks.append((rank, token))
+                position += 6 + length
+            text = "".join(f"{base64.b64encode(token).decode()} {rank}\n" for rank, token in sorted(ranks))
+            if hashlib.sha256(text.encode()).hexdigest() != _HARMONY_VOCABULARY_SHA256:
+                return None
+            os.makedirs(folder, exist_ok=True)
+            with open(path, "w", encoding="ascii") as file:
+                file.write(text)
+        os.environ.setdefault("TIKTOKEN_ENCODINGS_BASE", folder)
+        from vllm.entrypoints.openai.parser.harmony_utils import get_encoding
+
+        _harmony[0] = get_encoding()
+    except Exception:
+        return None
+    return _harmony[0]
+
+
+def harmony_tokens(encoding: Any, text: str) -> list[tuple[str, Any]]:
+    """The text as gpt-oss's tokens, each run that decodes to whole characters one piece with its ids."""
+    out: list[tuple[str, Any]] = []
+    run: list[int] = []
+    for token_id in encoding.encode(text, allowed_special="all"):
+        run.append(token_id)
+        try:
+            piece = encoding.decode_utf8(run)
+        except Exception:  # the run ends inside a character
+            continue
+        out.append((piece, run))
+        run = []
+    assert not run and "".join(piece for piece, _ in out) == text
+    return out
 
 
 def clip(pieces: list[str], start: int, end: int) -> list[str]:
@@ -514,14 +589,38 @@ def tool_names() -> list[str]:
     return sorted({name for name, _ in REAL_CALLS} | {"write"})
 
 
+class HarmonyTokenizer:
+    """The tokenizer vLLM's Harmony parser gets: it reads the token ids (through openai_harmony), and decodes text
+    for its error recovery."""
+
+    def __init__(self, encoding: Any) -> None:
+        self._encoding = encoding
+
+    def get_vocab(self) -> dict[str, int]:
+        return {}
+
+    def decode(self, token_ids: Sequence[int], **options: Any) -> str:
+        return str(self._encoding.decode(list(token_ids)))
+
+
 def vllm_contender(fmt: Format) -> Contender:
     if not fmt.vllm:
         raise RuntimeError(fmt.vllm_missing)
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.parser.parser_manager import ParserManager
 
-    parser_class = ParserManager.get_parser(tool_parser_name=fmt.vllm, enable_auto_tools=True)
-    tokenizer = PieceTokenizer(fmt.special)
+    tokenizer: Any
+    if fmt.name == "harmony":  # as its server drives gpt-oss: the Harmony parser, with gpt-oss's reasoning parser
+        encoding = harmony_encoding()
+        if encoding is None:
+            raise RuntimeError(fmt.vllm_missing)
+        parser_class = ParserManager.get_parser(
+            tool_parser_name=fmt.vllm, reasoning_parser_name="openai_gptoss", enable_auto_tools=True, is_harmony=True
+        )
+        tokenizer = HarmonyTokenizer(encoding)
+    else:
+        parser_class = ParserManager.get_parser(tool_parser_name=fmt.vllm, enable_auto_tools=True)
+        tokenizer = PieceTokenizer(fmt.special)
     request = ChatCompletionRequest(
         model="bench",
         messages=[{"role": "user", "content": "Go."}],
