@@ -174,8 +174,14 @@ TEXT_FORMATS = {
             "openai_harmony downloads at first use; quicktok-v1, which ships it, is not installed",
         ),
         Format("pythonic", "pythonic", "pythonic", {}, False, True),
+        # (No prose around: vLLM reads Llama 4's calls only where the output begins with them, by design.)
         Format(
-            "llama4_pythonic", "llama4_pythonic", "pythonic", _special("<|python_start|>", "<|python_end|>"), True, True
+            "llama4_pythonic",
+            "llama4_pythonic",
+            "pythonic",
+            _special("<|python_start|>", "<|python_end|>"),
+            False,
+            True,
         ),
     )
 }
