@@ -1035,14 +1035,20 @@ def time_text_formats(
     flatness."""
     print(
         f"The formats that write arguments as text, and Harmony: CPU time, medians of {rounds} interleaved rounds; "
-        f"peers stopped at {cap:g} s. Deltas: tokens of 1 to 6 characters, each special token one token."
+        f"peers stopped at {cap:g} s. Deltas: tokens of 1 to 6 characters, each special token one token (Harmony: "
+        "gpt-oss's own tokens, where its vocabulary is here). Each format: the times; the ratios (time of a / time of "
+        "ours on the same deltas) and ours in ns a delta; one character a delta, ns per character and the last "
+        "size's over the first's."
     )
     print()
     targets = harness.Targets()
-    rows, ratio_rows, flat_rows = [], [], []
     failed = 0
     raw: dict[str, Any] = {}
+    session.raw["text_formats"] = raw
     for fmt in formats:
+        rows: list[list[Any]] = []
+        ratio_rows: list[list[Any]] = []
+        flat_rows: list[list[Any]] = []
         contenders = peers(fmt) + ours(fmt)
         for c in contenders:
             if c.run is None:
@@ -1107,22 +1113,22 @@ def time_text_formats(
             }
             for case in cases
         }
-    print(session.table(["format", "workload", "chars", "deltas", "vllm", "sglang", "ours", "ours-pure"], rows))
-    print()
-    print("Ratios (time of a / time of ours on the same deltas), and ours in ns a delta:")
-    print()
-    print(session.table(["format", "workload", "vllm/ours", "sglang/ours", "pure/ours", "ours ns/delta"], ratio_rows))
-    print()
-    labels = [label for label, _ in SCALING(scale)]
-    print("One character a delta: ns per character, and the last size's over the first's:")
-    print()
-    print(session.table(["format", "contender", *labels, f"{labels[-1]} / {labels[0]}"], flat_rows))
-    print()
+        # Each format's tables as soon as it is done (a full run takes hours on a shared machine).
+        print(f"{fmt.name} ({load()}):")
+        print()
+        print(session.table(["format", "workload", "chars", "deltas", "vllm", "sglang", "ours", "ours-pure"], rows))
+        print()
+        print(
+            session.table(["format", "workload", "vllm/ours", "sglang/ours", "pure/ours", "ours ns/delta"], ratio_rows)
+        )
+        print()
+        labels = [label for label, _ in SCALING(scale)]
+        print(session.table(["format", "one char a delta", *labels, f"{labels[-1]} / {labels[0]}"], flat_rows))
+        print(flush=True)
     print(targets.summary())
     print()
     print(f"After the text formats' timing: {load()}")
     print()
-    session.raw["text_formats"] = raw
     session.raw["text_targets"] = {"met": targets.met, "missed": targets.missed}
     return failed
 
