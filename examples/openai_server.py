@@ -56,11 +56,12 @@ def create_app(
     **stream_options: Any,
 ) -> Starlette:
     """The app: ``POST /v1/chat/completions``, streaming (``"stream": true``) or not. ``stream_options`` go to each
-    request's ``ModelOutputStream`` (``reasoning=``, ...); the request's tools are the names it accepts."""
+    request's ``ModelOutputStream`` (``reasoning=``, ...); the request's tools are the ones it accepts, and their
+    schemas type the parameters of the formats that write them as text (Qwen3-Coder, GLM, ...)."""
 
     async def chat_completions(request: Request) -> Response:
         body = await request.json()
-        tools = [tool["function"]["name"] for tool in body.get("tools") or [] if tool.get("type") == "function"]
+        tools = [tool for tool in body.get("tools") or [] if tool.get("type") == "function"]
         stream = ModelOutputStream(format, tools=tools or None, **stream_options)
         completion_id = f"chatcmpl-{time.time_ns():x}"
         created = int(time.time())

@@ -4,9 +4,10 @@ Reads JSON text from standard input as it arrives, or from a file, and prints ea
 line of compact JSON, so that the last line is the value of everything read. ``--changes`` prints the changes
 instead, one JSON object a line (``--done`` adds done events). ``--documents`` prints each complete document of a
 stream of several, one line each; ``--lines`` reads JSON Lines; ``--prose`` finds the JSON in prose or a markdown
-fence. ``--model-output FORMAT`` reads a model's raw output (``hermes``, ``llama3_json``, ...: see
+fence. ``--model-output FORMAT`` reads a model's raw output (``hermes``, ``qwen3_coder``, ``harmony``, ...: see
 ``streaming_json.model_output.FORMATS``) and prints the OpenAI Chat Completions deltas an inference server would
-stream for it, one a line. ``--demo`` replays a bundled tool call at token speed with a live preview.
+stream for it, one a line (``--tools FILE``: the tools' definitions, whose schemas type the parameters).
+``--demo`` replays a bundled tool call at token speed with a live preview.
 
 Malformed input is never an error: the output is whatever the tolerant reading made of it, and the exit status is 0.
 """
@@ -379,7 +380,13 @@ def argument_parser() -> argparse.ArgumentParser:
         "--reasoning",
         nargs=2,
         metavar=("BEGIN", "END"),
-        help="with --model-output: the reasoning block's markers, e.g. '<think>' '</think>'",
+        help="with --model-output: the reasoning block's markers, e.g. '<think>' '</think>' (default: the format's)",
+    )
+    parser.add_argument(
+        "--tools",
+        metavar="FILE",
+        help="with --model-output: a JSON file of the tools' definitions (OpenAI's tools list, or a mapping of name "
+        "to JSON Schema): calls to other tools end with an error, and the schemas type the parameters",
     )
     parser.add_argument("--done", action="store_true", help="with --changes: also print done events")
     parser.add_argument("--lines", action="store_true", help="read JSON Lines: one document a line (as --documents)")
@@ -408,12 +415,16 @@ def read_json(file: Optional[str], printer: Callable[[Iterable[str]], None]) -> 
 
 
 def print_model_output_deltas(
-    pieces: Iterable[str], output: LineWriter, format: str, reasoning: Optional[tuple[str, str]] = None
+    pieces: Iterable[str],
+    output: LineWriter,
+    format: str,
+    reasoning: Optional[tuple[str, str]] = None,
+    tools: Any = None,
 ) -> None:
     """Print the OpenAI Chat Completions deltas of a model's raw output, one compact JSON object a line."""
     from .model_output import ModelOutputStream, openai_chat_deltas
 
-    stream = ModelOutputStream(format, reasoning=reasoning)
+    stream = ModelOutputStream(format, reasoning=reasoning, tools=tools)
     for piece in pieces:
         for delta in openai_chat_deltas(stream.feed(piece)):
             output.line(json.dumps(delta, ensure_ascii=False, separators=(",", ":")))
@@ -426,8 +437,12 @@ def choose_printer(args: argparse.Namespace, output: LineWriter) -> Callable[[It
     """What to print of the text, as the options say."""
     if args.model_output is not None:
         reasoning = tuple(args.reasoning) if args.reasoning else None
+        tools = None
+        if args.tools is not None:
+            with open(args.tools, encoding="utf-8") as file:
+                tools = json.load(file)
         return functools.partial(
-            print_model_output_deltas, output=output, format=args.model_output, reasoning=reasoning
+            print_model_output_deltas, output=output, format=args.model_output, reasoning=reasoning, tools=tools
         )
     if args.documents or args.lines:
         return functools.partial(print_documents, output=output, lines=args.lines, prose=args.prose)
@@ -450,6 +465,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error("--model-output takes no JSON reading options")
     if args.reasoning and args.model_output is None:
         parser.error("--reasoning goes with --model-output")
+    if args.tools and args.model_output is None:
+        parser.error("--tools goes with --model-output")
     output = LineWriter(sys.stdout.buffer)
     try:
         if args.demo:

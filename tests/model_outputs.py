@@ -8,7 +8,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable
 
-from streaming_json.model_output import ArgumentsDelta, ContentDelta, ReasoningDelta, ToolCallEnd, ToolCallStart
+from streaming_json.model_output import (
+    FORMATS,
+    ArgumentsDelta,
+    ContentDelta,
+    ReasoningDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 
 REAL_CALLS: list[tuple[str, str]] = [
     (record["name"], record["arguments"])
@@ -18,10 +25,34 @@ REAL_CALLS: list[tuple[str, str]] = [
 ]
 
 FORMAT_NAMES = ["hermes", "llama3_json", "mistral", "mistral_v11", "granite", "deepseek_v3", "deepseek_v31", "kimi_k2"]
+# The formats that write arguments as text, typed by the tools' schemas ("glm45" is glm47 read in GLM-4.5's spacing),
+# and Harmony's messages.
+TEXT_FORMAT_NAMES = [
+    "qwen3_coder",
+    "seed_oss",
+    "glm47",
+    "glm45",
+    "minimax_m2",
+    "deepseek_v32",
+    "gemma4",
+    "pythonic",
+    "llama4_pythonic",
+]
+NEW_FORMAT_NAMES = [*TEXT_FORMAT_NAMES, "harmony"]
+ALL_FORMAT_NAMES = FORMAT_NAMES + NEW_FORMAT_NAMES
 # Prose may come after the calls where the format ends them (Llama 3 writes nothing after its calls).
-PROSE_AFTER = {name: name != "llama3_json" for name in FORMAT_NAMES}
-# And before them, where calls are marked (Llama 3's bare JSON opens the output).
-PROSE_BEFORE = {name: name != "llama3_json" for name in FORMAT_NAMES}
+PROSE_AFTER = {name: name != "llama3_json" for name in ALL_FORMAT_NAMES}
+# And before them, where calls are marked (Llama 3's bare JSON and the pythonic list open the output).
+PROSE_BEFORE = {name: name not in ("llama3_json", "pythonic") for name in ALL_FORMAT_NAMES}
+# The reasoning block each family writes, where the format reads one by default.
+THINK_MARKERS = {
+    "qwen3_coder": ("<think>", "</think>"),
+    "seed_oss": ("<seed:think>", "</seed:think>"),
+    "glm47": ("<think>", "</think>"),
+    "glm45": ("<think>", "</think>"),
+    "minimax_m2": ("<think>", "</think>"),
+    "gemma4": ("<|channel>thought\n", "<channel|>"),
+}
 
 DS_CALLS, DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
 DS_CALL, DS_CALL_END, DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
@@ -48,7 +79,11 @@ def write_output(
     format_name: str, calls: Sequence[tuple[str, str]], before: str = "", after: str = "", think: str = ""
 ) -> tuple[str, list[Any]]:
     """The raw output of a model of that family making these calls (name, argument text) with prose before and
-    after (and a reasoning block first, if ``think``), and the events it must give (with ``call_id`` ids)."""
+    after (and a reasoning block first, if ``think``), and the events it must give (with ``call_id`` ids). The
+    formats that write arguments as text give the JSON of the values (``json.dumps``' spacing), read with the
+    schemas of ``tools_for(calls)``."""
+    if format_name in NEW_FORMAT_NAMES:
+        return _write_new_output(format_name, calls, before, after, think)
     expected: list[Any] = []
     text = ""
     if think:
@@ -118,3 +153,244 @@ def read_all(make_stream: Callable[[], Any], pieces: Sequence[Any]) -> list[Any]
     stream = make_stream()
     events = [event for piece in pieces for event in stream.feed(piece)]
     return events + stream.finish()
+
+
+# --- The formats that write arguments as text, and Harmony --------------------------------------------------------
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def tools_for(calls: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    """OpenAI tool definitions for these calls, each parameter's schema inferred from the type of its value (a tool
+    called twice gets the types of its first call's values)."""
+    tools: dict[str, dict[str, Any]] = {}
+    for name, arguments in calls:
+        value = json.loads(arguments)
+        properties = tools.setdefault(name, {})
+        if isinstance(value, dict):
+            for key, item in value.items():
+                properties.setdefault(key, {"type": json_type(item)})
+    return [
+        {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": properties}}}
+        for name, properties in tools.items()
+    ]
+
+
+def format_markers(format_name: str) -> list[str]:
+    """The markers a value's text cannot hold in this format (where a string is written raw)."""
+    format = FORMATS[format_name]
+    if format.literal is not None and format.literal.escapes:
+        return []  # a Python string says anything, escaped
+    found = [*format.section_end, format.call_begin, format.call_end]
+    if format.parameters is not None:
+        found += [format.parameters.begin, format.parameters.end]
+    if format.literal is not None and not format.literal.escapes:
+        found += list(format.literal.quotes)
+    return [marker for marker in found if marker]
+
+
+def writable(format_name: str, arguments: str) -> bool:
+    """Whether these arguments can be written in this format: no string of them holds one of its markers (a raw
+    value cannot say that the marker is text), keys are names where the format writes them bare, and arguments are an
+    object."""
+    value = json.loads(arguments)
+    if not isinstance(value, dict):
+        return False
+    if format_name == "harmony":
+        return True
+    markers = format_markers(format_name)
+    pythonic = format_name.endswith("pythonic")
+
+    def fits(item: Any, top: bool) -> bool:
+        if isinstance(item, str):
+            return not any(marker in item for marker in markers)
+        if isinstance(item, dict):
+            for key, inner in item.items():
+                if (top or not pythonic) and not _bare_key(format_name, key, top):
+                    return False
+                if not fits(key, False) or not fits(inner, False):
+                    return False
+            return True
+        if isinstance(item, list):
+            return all(fits(inner, False) for inner in item)
+        return True
+
+    return fits(value, True)
+
+
+def _bare_key(format_name: str, key: str, top: bool) -> bool:
+    if format_name.endswith("pythonic"):
+        return key.isidentifier() and key not in ("True", "False", "None")
+    if format_name == "gemma4":
+        return bool(key) and key == key.strip() and not any(char in key for char in ':,{}[]<"')
+    if format_name == "deepseek_v32":
+        return '"' not in key
+    if format_name == "minimax_m2":
+        return bool(key) and key == key.strip() and not any(char in key for char in "\"'>")
+    return bool(key) and key == key.strip() and ">" not in key and "<" not in key
+
+
+def _trimmed(format_name: str, value: Any) -> Any:
+    """A value as the format's rule reads it back: Seed-OSS writes string values inline, and its reader (Qwen3's)
+    sheds one newline at each end of every value."""
+    if format_name == "seed_oss" and isinstance(value, str):
+        if value.startswith("\n"):
+            value = value[1:]
+        if value.endswith("\n"):
+            value = value[:-1]
+    return value
+
+
+def _jinja_string(value: Any) -> str:
+    """A value as Qwen3-Coder's template writes it: a string as itself, a mapping or list as JSON, anything else as
+    Jinja's ``string`` filter does (Python's ``str``: ``True``, ``None``, ``3.5``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _gemma(value: Any) -> str:
+    if isinstance(value, str):
+        return f'<|"|>{value}<|"|>'
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{key}:{_gemma(inner)}" for key, inner in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma(inner) for inner in value) + "]"
+    return json.dumps(value)
+
+
+def _harmony_text(before: str, think: str, calls: Sequence[tuple[str, str]], after: str) -> str:
+    """gpt-oss's output after the prompt's ``<|start|>assistant``: the analysis message, a commentary preamble,
+    the calls (the recipient after the channel, or before it), the final message."""
+    messages = []
+    if think:
+        messages.append(f"<|channel|>analysis<|message|>{think}<|end|>")
+    if before:
+        messages.append(f"<|channel|>commentary<|message|>{before}<|end|>")
+    for index, (name, arguments) in enumerate(calls):
+        if index % 2:
+            messages.append(f" to=functions.{name}<|channel|>commentary json<|message|>{arguments}<|call|>")
+        else:
+            messages.append(
+                f"<|channel|>commentary to=functions.{name} <|constrain|>json<|message|>{arguments}<|call|>"
+            )
+    if after:
+        messages.append(f"<|channel|>final<|message|>{after}<|return|>")
+    return "<|start|>assistant".join(messages)
+
+
+def _write_new_output(
+    format_name: str, calls: Sequence[tuple[str, str]], before: str, after: str, think: str
+) -> tuple[str, list[Any]]:
+    expected: list[Any] = []
+    if think:
+        expected.append(ReasoningDelta(think))
+    if before:
+        expected.append(ContentDelta(before))
+    for index, (name, arguments) in enumerate(calls):
+        if format_name == "harmony":
+            text_of_arguments, value = arguments, json.loads(arguments)
+        else:
+            value = {key: _trimmed(format_name, item) for key, item in json.loads(arguments).items()}
+            text_of_arguments = json.dumps(value, ensure_ascii=False)
+        expected += [
+            ToolCallStart(index, call_id(index), name),
+            ArgumentsDelta(index, text_of_arguments),
+            ToolCallEnd(index, value, None),
+        ]
+    if after:
+        expected.append(ContentDelta(after))
+    if format_name == "harmony":
+        return _harmony_text(before, think, calls, after), expected
+    values = [(name, json.loads(arguments)) for name, arguments in calls]
+    if format_name == "qwen3_coder":
+        body = "".join(
+            f"<tool_call>\n<function={name}>\n"
+            + "".join(f"<parameter={key}>\n{_jinja_string(item)}\n</parameter>\n" for key, item in value.items())
+            + "</function>\n</tool_call>"
+            for name, value in values
+        )
+    elif format_name == "seed_oss":
+        body = "".join(
+            f"<seed:tool_call>\n<function={name}>\n"
+            + "".join(f"<parameter={key}>{_jinja_string(item)}</parameter>\n" for key, item in value.items())
+            + "</function>\n</seed:tool_call>"
+            for name, value in values
+        )
+    elif format_name in ("glm47", "glm45"):
+        gap = "\n" if format_name == "glm45" else ""
+        body = "".join(
+            f"<tool_call>{name}{gap}"
+            + "".join(
+                f"<arg_key>{key}</arg_key>{gap}<arg_value>{_json_unless_string(item)}</arg_value>{gap}"
+                for key, item in value.items()
+            )
+            + "</tool_call>"
+            for name, value in values
+        )
+    elif format_name == "minimax_m2":
+        body = (
+            "<minimax:tool_call>\n"
+            + "".join(
+                f'<invoke name="{name}">\n'
+                + "".join(
+                    f'<parameter name="{key}">{_json_unless_string(item)}</parameter>\n' for key, item in value.items()
+                )
+                + "</invoke>\n"
+                for name, value in values
+            )
+            + "</minimax:tool_call>"
+        )
+    elif format_name == "deepseek_v32":
+        body = (
+            "<｜DSML｜function_calls>\n"
+            + "".join(
+                f'<｜DSML｜invoke name="{name}">\n'
+                + "".join(
+                    f'<｜DSML｜parameter name="{key}" string="{"true" if isinstance(item, str) else "false"}">'
+                    f"{_json_unless_string(item)}</｜DSML｜parameter>\n"
+                    for key, item in value.items()
+                )
+                + "</｜DSML｜invoke>\n"
+                for name, value in values
+            )
+            + "</｜DSML｜function_calls>"
+        )
+    elif format_name == "gemma4":
+        body = "".join(f"<|tool_call>call:{name}" + _gemma(value) + "<tool_call|>" for name, value in values)
+    elif format_name in ("pythonic", "llama4_pythonic"):
+        body = (
+            "["
+            + ", ".join(
+                f"{name}(" + ", ".join(f"{key}={item!r}" for key, item in value.items()) + ")" for name, value in values
+            )
+            + "]"
+        )
+        if format_name == "llama4_pythonic":
+            body = f"<|python_start|>{body}<|python_end|>"
+    else:
+        raise ValueError(format_name)
+    text = before + body + after
+    if think:
+        begin, end = THINK_MARKERS[format_name]
+        text = begin + think + end + text
+    return text, expected
+
+
+def _json_unless_string(value: Any) -> str:
+    """As GLM's, MiniMax's and DeepSeek V3.2's templates write a value: a string as itself, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -82,6 +83,27 @@ def test_model_output_prints_the_openai_deltas(backend: ModuleType) -> None:
     assert start["id"].startswith("call_") and start["function"] == {"name": "read", "arguments": ""}
     arguments = "".join(delta["tool_calls"][0]["function"]["arguments"] for delta in deltas[3:])
     assert arguments == '{"path": "a.py", "limit": 1e3}'
+
+
+def test_model_output_types_the_parameters_by_the_tools_schemas(backend: ModuleType, tmp_path: Path) -> None:
+    """Qwen3-Coder writes values as text: ``--tools`` gives the schemas that type them."""
+    output = (
+        "<think>Weather.</think><tool_call>\n<function=get_weather>\n<parameter=zip>\n03106\n</parameter>\n"
+        "<parameter=days>\n3\n</parameter>\n</function>\n</tool_call>"
+    )
+    properties = {"zip": {"type": "string"}, "days": {"type": "integer"}}
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"properties": properties}}}]
+    (tmp_path / "tools.json").write_text(json.dumps(tools))
+    result = run_cli(
+        backend, "--model-output", "qwen3_coder", "--tools", str(tmp_path / "tools.json"), input=output.encode()
+    )
+    assert result.returncode == 0 and result.stderr == b""
+    deltas = [json.loads(line) for line in result.stdout.splitlines()]
+    assert deltas[0] == {"reasoning_content": "Weather."}  # the format's own reasoning block
+    arguments = "".join(delta["tool_calls"][0]["function"]["arguments"] for delta in deltas[2:])
+    assert arguments == '{"zip": "03106", "days": 3}'
+    result = run_cli(backend, "--tools", str(tmp_path / "tools.json"), input=b"")
+    assert result.returncode == 2 and b"--tools goes with --model-output" in result.stderr
 
 
 def test_model_output_refuses_the_json_options(backend: ModuleType) -> None:

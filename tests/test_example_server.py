@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import threading
 import time
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ import pytest
 from streaming_json.integrations import OpenAIChatToolCalls
 
 from .backends import cpython_only
-from .model_outputs import REAL_CALLS, write_output
+from .model_outputs import REAL_CALLS, tools_for, write_output
 
 pytestmark = cpython_only("the openai client needs jiter, which has no wheel for PyPy 3.9")
 
@@ -86,6 +87,22 @@ def test_the_openai_client_accumulates_the_models_calls(backend: ModuleType, ser
         pass
     assert [(call.name, call.text) for call in accumulator.calls] == calls
     assert all(call.done and call.error is None for call in accumulator.calls)
+
+
+def test_the_request_tools_type_the_parameters_of_a_text_format(backend: ModuleType, serve: Any) -> None:
+    """Qwen3-Coder writes its values as text: the request's tool definitions type them, as the client reads."""
+    openai = pytest.importorskip("openai")
+    example = load_example()
+    calls = [("get_weather", json.dumps({"zip": "03106", "days": 3, "metric": True}))]
+    text, _ = write_output("qwen3_coder", calls, "Checking. ")
+    app = example.create_app(
+        example.replay(text, piece_size=3), "qwen3_coder", parser_class=backend.StreamingJsonParser
+    )
+    client = openai.OpenAI(base_url=serve(app), api_key="unused")
+    with client.chat.completions.stream(model="m", messages=[], tools=tools_for(calls)) as stream:
+        completion = stream.get_final_completion()
+    (call,) = completion.choices[0].message.tool_calls or []
+    assert (call.function.name, call.function.arguments) == calls[0]
 
 
 def test_a_non_streaming_request_gets_the_whole_message(backend: ModuleType, serve: Any) -> None:

@@ -61,7 +61,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("integrations", "integrations.*"),
     # Model output, for inference servers: the events, the formats as data and the marker search; the stream and
     # the renderers; the facade.
-    ("model_output._events", "model_output._formats", "model_output._markers"),
+    ("model_output._events", "model_output._formats", "model_output._markers", "model_output._schemas"),
+    # A parameter's text as JSON, by the types the schemas give.
+    ("model_output._values",),
     ("model_output._stream", "model_output._renderers"),
     ("model_output",),
     # The package's face: it only re-exports (checked below), and no module of the package imports it.

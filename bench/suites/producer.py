@@ -42,24 +42,40 @@ what went wrong: arguments re-serialised (same value, other text), lost (none, o
 corrupted (other text), extra text after them, a wrong name, a call lost or one too many, content lost or added
 (compared with whitespace runs collapsed: the newlines a format writes around its markers are not held against it).
 
+The formats that write arguments as text, and Harmony (issue 29: qwen3_coder, seed_oss, glm47, glm45, minimax_m2,
+deepseek_v32, gemma4, harmony, pythonic, llama4_pythonic): each format's own timing, on the same kinds of streams
+written in it (``tests/model_outputs.write_output``): the real calls an output each, 20 KB and 100 KB write-file
+calls in token deltas, and the one-character series; vLLM through the same composed parser (its declarative engine's
+tool adapter for the first seven; its pythonic parsers), SGLang through ``FunctionCallParser`` with its name for the
+format (SGLang has no Seed-OSS parser; vLLM's Harmony parser reads token ids of a vocabulary no package here ships).
+Every contender gets the tools with schemas inferred from the calls' value types; the arguments are compared by
+value (a format whose arguments are text has no text to keep: a peer's spacing is no fault; its types are). A
+peer's single call that runs past the cap by a second is interrupted by an alarm (SGLang's pythonic detector
+backtracks in a regex at the end of a long call) and counts as stopped. Targets: >= 25x vLLM and >= 15x SGLang at
+20 KB, >= 50x both at 100 KB, ours flat per character (1 MB within 1.5x of 64 KB). Their bug pass runs the same cuts
+but ``styled`` (no JSON styles), and counts a value of the wrong type (``"30"`` for ``30``) as ``wrong type``.
+
 Environment: its own (``.venv-producer``, ``make bench-producer``; ``bench/producer-requirements.txt`` pins every
 package): vLLM and SGLang installed with ``--no-deps`` as they ship, torch's CPU build, and what their parser
 modules' imports need. Nothing of theirs is stubbed or copied.
 
     make bench-producer                               # sets up .venv-producer and runs this suite
-    .venv-producer/bin/python -m bench producer [--quick] [--rounds N] [--cap S] [--skip-bugs] [--json out.json]
+    .venv-producer/bin/python -m bench producer [--quick] [--rounds N] [--cap S] [--skip-bugs] [--only-bugs]
+        [--formats hermes,qwen3_coder,...] [--json out.json]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import os
 import random
 import re
+import signal
 from collections import Counter, deque
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from time import perf_counter
 from typing import Any, Callable, NamedTuple, Optional
@@ -93,10 +109,12 @@ CHECK_EVERY = 64  # deltas between two deadline checks
 @dataclass(frozen=True)
 class Format:
     name: str  # ours, and tests/model_outputs.py's writer
-    vllm: str  # --tool-call-parser
-    sglang: str  # --tool-call-parser
+    vllm: str  # --tool-call-parser ("" where vLLM has no parser it can run here)
+    sglang: str  # --tool-call-parser ("" where SGLang has none for the format)
     special: dict[str, int]  # the markers, each one special token, and stand-in ids
     prose: bool  # whether prose may stand around the calls (Llama 3's bare JSON opens the output)
+    typed: bool = False  # arguments written as text, typed by the tools' schemas: compared by value
+    vllm_missing: str = ""  # why vLLM's parser for it cannot run here
 
 
 _DS = (
@@ -113,6 +131,60 @@ _KIMI = (
     "<|tool_call_argument_begin|>",
     "<|tool_call_end|>",
 )
+
+
+def _special(*markers: str, first: int = 300_000) -> dict[str, int]:
+    return {marker: first + number for number, marker in enumerate(markers)}
+
+
+# The formats that write arguments as text, and Harmony (issue 29): each one's special tokens are those its model's
+# tokenizer has as one token (vLLM's engines read them by id: its token_id_terminals); tags such as <function= or
+# <parameter= are text, cut into pieces as any text.
+TEXT_FORMATS = {
+    f.name: f
+    for f in (
+        Format("qwen3_coder", "qwen3_coder", "qwen3_coder", _special("<tool_call>", "</tool_call>"), True, True),
+        Format("seed_oss", "seed_oss", "", _special("<seed:tool_call>", "</seed:tool_call>"), True, True),
+        Format("glm47", "glm47", "glm47", _special("<tool_call>", "</tool_call>"), True, True),
+        Format("glm45", "glm45", "glm45", _special("<tool_call>", "</tool_call>"), True, True),
+        Format(
+            "minimax_m2",
+            "minimax_m2",
+            "minimax-m2",
+            _special("<minimax:tool_call>", "</minimax:tool_call>"),
+            True,
+            True,
+        ),
+        Format(
+            "deepseek_v32",
+            "deepseek_v32",
+            "deepseekv32",
+            _special("<｜DSML｜function_calls>", "</｜DSML｜function_calls>"),
+            True,
+            True,
+        ),
+        Format("gemma4", "gemma4", "gemma4", _special("<|tool_call>", "<tool_call|>", '<|"|>'), True, True),
+        Format(
+            "harmony",
+            "openai",
+            "gpt-oss",
+            _special("<|start|>", "<|channel|>", "<|message|>", "<|constrain|>", "<|call|>", "<|end|>", "<|return|>"),
+            True,
+            vllm_missing="vLLM's Harmony parser reads token ids of the o200k_harmony vocabulary, whose file "
+            "openai_harmony downloads at first use; quicktok-v1, which ships it, is not installed",
+        ),
+        Format("pythonic", "pythonic", "pythonic", {}, False, True),
+        # (No prose around: vLLM reads Llama 4's calls only where the output begins with them, by design.)
+        Format(
+            "llama4_pythonic",
+            "llama4_pythonic",
+            "pythonic",
+            _special("<|python_start|>", "<|python_end|>"),
+            False,
+            True,
+        ),
+    )
+}
 
 FORMATS = {
     f.name: f
@@ -200,9 +272,16 @@ class Case:
         return [stream.expected for stream in self.streams]
 
 
-def tokens(text: str, fmt: Format, rng: random.Random, longest: int) -> list[tuple[str, int]]:
-    """The text as tokens: each marker one token with its special id, the rest in pieces of 1 to ``longest``."""
-    pattern = re.compile("|".join(re.escape(marker) for marker in sorted(fmt.special, key=len, reverse=True)))
+def tokens(text: str, fmt: Format, rng: random.Random, longest: int) -> list[tuple[str, Any]]:
+    """The text as tokens: each marker one token with its special id, the rest in pieces of 1 to ``longest``; for
+    Harmony, where its vocabulary is here, the real tokens (vLLM's Harmony parser reads token ids: a piece is
+    then the smallest run of tokens that decodes to whole characters, with its ids)."""
+    if fmt.name == "harmony":
+        encoding = harmony_encoding()
+        if encoding is not None:
+            return harmony_tokens(encoding, text)
+    markers = sorted(fmt.special, key=len, reverse=True)
+    pattern = re.compile("|".join(re.escape(marker) for marker in markers) if markers else "(?!)")
     out: list[tuple[str, int]] = []
 
     def cut(span: str) -> None:
@@ -221,17 +300,86 @@ def tokens(text: str, fmt: Format, rng: random.Random, longest: int) -> list[tup
     return out
 
 
-def deltas(token_list: list[tuple[str, int]], rng: random.Random, width: Optional[tuple[int, int]]) -> list[list[Any]]:
-    """Tokens grouped into deltas: one token each (``width`` None), or ``width`` tokens at random, or all in one."""
+def deltas(token_list: list[tuple[str, Any]], rng: random.Random, width: Optional[tuple[int, int]]) -> list[list[Any]]:
+    """Tokens grouped into deltas: one token each (``width`` None), or ``width`` tokens at random, or all in one. (A
+    token's id may be a list of ids: Harmony's runs of real tokens.)"""
+
+    def ids(group: list[tuple[str, Any]]) -> list[int]:
+        return [one for _, token_id in group for one in (token_id if isinstance(token_id, list) else [token_id])]
+
     if width is None:
-        return [[text, [token_id]] for text, token_id in token_list]
+        return [[text, ids([(text, token_id)])] for text, token_id in token_list]
     groups, position = [], 0
     while position < len(token_list):
         size = rng.randint(*width)
         group = token_list[position : position + size]
-        groups.append(["".join(text for text, _ in group), [token_id for _, token_id in group]])
+        groups.append(["".join(text for text, _ in group), ids(group)])
         position += size
     return groups
+
+
+_HARMONY_VOCABULARY_SHA256 = "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d"
+_harmony: list[Any] = []
+
+
+def harmony_encoding() -> Any:
+    """gpt-oss's tokenizer (openai_harmony's o200k_harmony), or None where it cannot load here.
+
+    openai_harmony downloads ``o200k_base.tiktoken`` at first use, from outside the package registries; the
+    ``quicktok-v1`` package (in bench/producer-requirements.txt) ships the same ranks, derived from tiktoken (MIT), in
+    a binary table: this writes them back as the tiktoken file, checks its SHA-256 against the one openai_harmony
+    expects, and points openai_harmony at it (``TIKTOKEN_ENCODINGS_BASE``)."""
+    if _harmony:
+        return _harmony[0]
+    _harmony.append(None)
+    try:
+        import base64
+        import hashlib
+        import struct
+        import sys
+        from importlib.resources import files
+
+        folder = os.path.join(sys.prefix, "harmony-vocabulary")
+        path = os.path.join(folder, "o200k_base.tiktoken")
+        if not os.path.exists(path):
+            table = files("quicktok").joinpath("data/o200k.vocab").read_bytes()
+            (count,) = struct.unpack_from("<I", table, 0)
+            position, ranks = 4, []
+            for _ in range(count):
+                (length,) = struct.unpack_from("<H", table, position)
+                token = table[position + 2 : position + 2 + length]
+                (rank,) = struct.unpack_from("<I", table, position + 2 + length)
+                ranks.append((rank, token))
+                position += 6 + length
+            text = "".join(f"{base64.b64encode(token).decode()} {rank}\n" for rank, token in sorted(ranks))
+            if hashlib.sha256(text.encode()).hexdigest() != _HARMONY_VOCABULARY_SHA256:
+                return None
+            os.makedirs(folder, exist_ok=True)
+            with open(path, "w", encoding="ascii") as file:
+                file.write(text)
+        os.environ.setdefault("TIKTOKEN_ENCODINGS_BASE", folder)
+        from vllm.entrypoints.openai.parser.harmony_utils import get_encoding
+
+        _harmony[0] = get_encoding()
+    except Exception:
+        return None
+    return _harmony[0]
+
+
+def harmony_tokens(encoding: Any, text: str) -> list[tuple[str, Any]]:
+    """The text as gpt-oss's tokens, each run that decodes to whole characters one piece with its ids."""
+    out: list[tuple[str, Any]] = []
+    run: list[int] = []
+    for token_id in encoding.encode(text, allowed_special="all"):
+        run.append(token_id)
+        try:
+            piece = encoding.decode_utf8(run)
+        except Exception:  # the run ends inside a character
+            continue
+        out.append((piece, run))
+        run = []
+    assert not run and "".join(piece for piece, _ in out) == text
+    return out
 
 
 def clip(pieces: list[str], start: int, end: int) -> list[str]:
@@ -258,11 +406,16 @@ def make_stream(
 
     if not fmt.prose:
         before = after = ""
-    text, _ = write_output(fmt.name, calls, before=before, after=after)
+    text, events = write_output(fmt.name, calls, before=before, after=after)
     rng = random.Random(seed)
     grouped = deltas(tokens(text, fmt, rng, longest), rng, width)
     pieces = [piece for piece, _ in grouped]
-    expected = outcome([before, after], dict(enumerate(n for n, _ in calls)), dict(enumerate(a for _, a in calls)))
+    # The model's own calls: the arguments as written, or, for a format that writes them as text, their typed JSON.
+    names = {event.index: event.name for event in events if event.kind == "start"}
+    arguments = {event.index: event.text for event in events if event.kind == "arguments"}
+    expected = outcome([event.text for event in events if event.kind == "content"], names, arguments)
+    if fmt.typed:
+        expected = canonical_outcome(expected)
     stream = Stream(text, pieces, [ids for _, ids in grouped], expected)
     if fmt.name == "hermes":
         position = 0
@@ -272,6 +425,17 @@ def make_stream(
             position = start + len(call_json)
             stream.json_pieces.append(clip(pieces, start, position))
     return stream
+
+
+def canonical_outcome(got: Outcome) -> Outcome:
+    """An outcome with each call's arguments as ``json.dumps`` writes their value, where they parse: the formats that
+    write arguments as text have no text to keep, only values (a peer's other spacing is no fault)."""
+    calls = []
+    for name, arguments in got.calls:
+        with contextlib.suppress(ValueError):
+            arguments = json.dumps(json.loads(arguments), ensure_ascii=False)
+        calls.append((name, arguments))
+    return Outcome(got.content, tuple(calls))
 
 
 # Prose a model writes around its calls, picked by the call's number.
@@ -326,17 +490,22 @@ def styled(arguments: str, index: int) -> str:
 
 
 def bug_streams(fmt: Format, scale: float) -> dict[str, list[Stream]]:
+    from tests.model_outputs import writable
+
     calls = real_calls(scale)
+    if fmt.typed:  # (the few that hold the format's own markers in a raw value cannot be written in it)
+        calls = [call for call in calls if writable(fmt.name, call[1])]
 
     def prose(i: int) -> dict[str, str]:
         return {"before": BEFORE[i % 4], "after": AFTER[(i // 4) % 4]}
 
     threes = [calls[i : i + 3] for i in range(0, len(calls) - 2, 3)]
+    # (A format that writes arguments as text has no JSON styles: its "styled" cut is none.)
+    styles = [] if fmt.typed else list(enumerate(calls))
     return {
         "token": [make_stream(fmt, [call], 10_000 + i, **prose(i)) for i, call in enumerate(calls)],
         "styled": [
-            make_stream(fmt, [(name, styled(arguments, i))], 20_000 + i, **prose(i))
-            for i, (name, arguments) in enumerate(calls)
+            make_stream(fmt, [(name, styled(arguments, i))], 20_000 + i, **prose(i)) for i, (name, arguments) in styles
         ],
         "1-char": [
             make_stream(fmt, [call], 30_000 + i, longest=1, **prose(i))
@@ -379,8 +548,45 @@ class FirstRuns:
         return (kept.extend if extend else kept.append), kept
 
 
+class Late(Exception):
+    """A peer's single call ran past the deadline (SGLang's pythonic detector backtracks in a regex for minutes on
+    a long call): the alarm interrupts it, and the run counts as stopped."""
+
+
+def _late(signum: int, frame: Any) -> None:
+    raise Late
+
+
+@contextlib.contextmanager
+def alarm_at(deadline: float, grace: float = 1.0) -> Iterator[None]:
+    """Interrupt what runs past ``deadline`` (``perf_counter``) by ``grace`` seconds: the checks between deltas
+    stop a peer whose every call returns; this one stops a call that does not."""
+    if deadline == float("inf"):
+        yield
+        return
+    previous = signal.signal(signal.SIGALRM, _late)
+    signal.setitimer(signal.ITIMER_REAL, max(deadline - perf_counter(), 0.0) + grace)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def tool_definitions(names: Sequence[str]) -> list[dict[str, Any]]:
     return [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}} for name in names]
+
+
+def typed_tools() -> list[dict[str, Any]]:
+    """The tools of the real calls and the write-file call, each parameter's schema the type of its values (the
+    four tools give each parameter one type in all 845 calls)."""
+    from tests.model_outputs import REAL_CALLS, tools_for
+
+    return tools_for([*REAL_CALLS, write_call(10)])
+
+
+def tools_of(fmt: Format) -> list[dict[str, Any]]:
+    return typed_tools() if fmt.typed else tool_definitions(tool_names())
 
 
 def tool_names() -> list[str]:
@@ -389,16 +595,42 @@ def tool_names() -> list[str]:
     return sorted({name for name, _ in REAL_CALLS} | {"write"})
 
 
+class HarmonyTokenizer:
+    """The tokenizer vLLM's Harmony parser gets: it reads the token ids (through openai_harmony), and decodes text
+    for its error recovery."""
+
+    def __init__(self, encoding: Any) -> None:
+        self._encoding = encoding
+
+    def get_vocab(self) -> dict[str, int]:
+        return {}
+
+    def decode(self, token_ids: Sequence[int], **options: Any) -> str:
+        return str(self._encoding.decode(list(token_ids)))
+
+
 def vllm_contender(fmt: Format) -> Contender:
+    if not fmt.vllm:
+        raise RuntimeError(fmt.vllm_missing)
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.parser.parser_manager import ParserManager
 
-    parser_class = ParserManager.get_parser(tool_parser_name=fmt.vllm, enable_auto_tools=True)
-    tokenizer = PieceTokenizer(fmt.special)
+    tokenizer: Any
+    if fmt.name == "harmony":  # as its server drives gpt-oss: the Harmony parser, with gpt-oss's reasoning parser
+        encoding = harmony_encoding()
+        if encoding is None:
+            raise RuntimeError(fmt.vllm_missing)
+        parser_class = ParserManager.get_parser(
+            tool_parser_name=fmt.vllm, reasoning_parser_name="openai_gptoss", enable_auto_tools=True, is_harmony=True
+        )
+        tokenizer = HarmonyTokenizer(encoding)
+    else:
+        parser_class = ParserManager.get_parser(tool_parser_name=fmt.vllm, enable_auto_tools=True)
+        tokenizer = PieceTokenizer(fmt.special)
     request = ChatCompletionRequest(
         model="bench",
         messages=[{"role": "user", "content": "Go."}],
-        tools=tool_definitions(tool_names()),
+        tools=tools_of(fmt),
         tool_choice="auto",
     )
     parser_class(tokenizer, request.tools)  # fails here, not in the first round, where the tokenizer lacks a token
@@ -409,17 +641,22 @@ def vllm_contender(fmt: Format) -> Contender:
     def run(case: Case, deadline: float) -> list[Optional[list[Any]]]:
         """Each stream's deltas out of the parser, as the server gets them (read into outcomes untimed)."""
         out, done, first = [], 0, first_runs.first(case)
-        for stream in case.streams:
-            parser = parser_class(tokenizer, request.tools)
-            parse_delta = parser.parse_delta
-            keep, messages = first_runs.keeper(first)
-            last = len(stream.pieces) - 1
-            for number, (piece, token_ids) in enumerate(zip(stream.pieces, stream.ids)):
-                keep(parse_delta(piece, token_ids, request, prompt, finished=number == last))
-                if not number % CHECK_EVERY and perf_counter() > deadline:
-                    raise Stopped(done + number, case.deltas)
-            done += len(stream.pieces)
-            out.append(messages)
+        number = 0
+        try:
+            with alarm_at(deadline):
+                for stream in case.streams:
+                    parser = parser_class(tokenizer, request.tools)
+                    parse_delta = parser.parse_delta
+                    keep, messages = first_runs.keeper(first)
+                    last = len(stream.pieces) - 1
+                    for number, (piece, token_ids) in enumerate(zip(stream.pieces, stream.ids)):
+                        keep(parse_delta(piece, token_ids, request, prompt, finished=number == last))
+                        if not number % CHECK_EVERY and perf_counter() > deadline:
+                            raise Stopped(done + number, case.deltas)
+                    done += len(stream.pieces)
+                    out.append(messages)
+        except Late:
+            raise Stopped(done + number, case.deltas) from None
         return out
 
     def to_value(out: list[list[Any]]) -> list[Outcome]:
@@ -441,16 +678,18 @@ def vllm_contender(fmt: Format) -> Contender:
                         if function.arguments:
                             arguments[call.index] = arguments.get(call.index, "") + function.arguments
             outcomes.append(outcome(content, names, arguments))
-        return outcomes
+        return [canonical_outcome(got) for got in outcomes] if fmt.typed else outcomes
 
     return Contender("vllm", run, to_value=to_value)
 
 
 def sglang_contender(fmt: Format) -> Contender:
+    if not fmt.sglang:
+        raise RuntimeError(f"SGLang 0.5.23 has no tool-call parser for {fmt.name}")
     from sglang.srt.entrypoints.openai.protocol import Tool
     from sglang.srt.function_call.function_call_parser import FunctionCallParser
 
-    tools = [Tool.model_validate(tool) for tool in tool_definitions(tool_names())]
+    tools = [Tool.model_validate(tool) for tool in tools_of(fmt)]
     FunctionCallParser(tools, fmt.sglang)
 
     first_runs = FirstRuns()
@@ -458,17 +697,22 @@ def sglang_contender(fmt: Format) -> Contender:
     def run(case: Case, deadline: float) -> list[Optional[list[Any]]]:
         """Each stream's (normal text, calls) out of the parser, as the server gets them (read untimed)."""
         out, done, first = [], 0, first_runs.first(case)
-        for stream in case.streams:
-            parser = FunctionCallParser(tools, fmt.sglang)
-            parse = parser.parse_stream_chunk
-            keep, results = first_runs.keeper(first)
-            for number, piece in enumerate(stream.pieces):
-                keep(parse(piece))
-                if not number % CHECK_EVERY and perf_counter() > deadline:
-                    raise Stopped(done + number, case.deltas)
-            keep(parser.parse_stream_end())
-            done += len(stream.pieces)
-            out.append(results)
+        number = 0
+        try:
+            with alarm_at(deadline):
+                for stream in case.streams:
+                    parser = FunctionCallParser(tools, fmt.sglang)
+                    parse = parser.parse_stream_chunk
+                    keep, results = first_runs.keeper(first)
+                    for number, piece in enumerate(stream.pieces):
+                        keep(parse(piece))
+                        if not number % CHECK_EVERY and perf_counter() > deadline:
+                            raise Stopped(done + number, case.deltas)
+                    keep(parser.parse_stream_end())
+                    done += len(stream.pieces)
+                    out.append(results)
+        except Late:
+            raise Stopped(done + number, case.deltas) from None
         return out
 
     def to_value(out: list[list[Any]]) -> list[Outcome]:
@@ -486,7 +730,7 @@ def sglang_contender(fmt: Format) -> Contender:
                     if call.parameters:
                         arguments[call.tool_index] = arguments.get(call.tool_index, "") + call.parameters
             outcomes.append(outcome(content, names, arguments))
-        return outcomes
+        return [canonical_outcome(got) for got in outcomes] if fmt.typed else outcomes
 
     return Contender("sglang", run, to_value=to_value)
 
@@ -501,6 +745,7 @@ def ours_contender(name: str, fmt: Format, parser_module: str) -> Contender:
     from streaming_json.model_output import ModelOutputStream
 
     parser_class = import_module(parser_module).StreamingJsonParser
+    tools = tools_of(fmt)
 
     first_runs = FirstRuns()
 
@@ -508,7 +753,7 @@ def ours_contender(name: str, fmt: Format, parser_module: str) -> Contender:
         """Each stream's events, as a server gets them (read into outcomes untimed)."""
         out, first = [], first_runs.first(case)
         for stream in case.streams:
-            model_output = ModelOutputStream(fmt.name, new_call_id=call_id, parser_class=parser_class)
+            model_output = ModelOutputStream(fmt.name, tools=tools, new_call_id=call_id, parser_class=parser_class)
             feed = model_output.feed
             keep, events = first_runs.keeper(first, extend=True)
             for piece in stream.pieces:
@@ -535,7 +780,7 @@ def ours_contender(name: str, fmt: Format, parser_module: str) -> Contender:
                 elif kind == "end" and event.error is not None:
                     arguments[event.index] = [f"<error: {event.error}>"]
             outcomes.append(outcome(content, names, {i: "".join(texts) for i, texts in arguments.items()}))
-        return outcomes
+        return outcomes  # (the exact text: a text format's JSON is written as the expected one is)
 
     return Contender(name, run, ours=True, capped=False, budgeted=False, to_value=to_value)
 
@@ -596,6 +841,7 @@ def floors() -> list[Contender]:
 
 FAULTS = [
     "re-serialised",
+    "wrong type",
     "arguments lost",
     "truncated",
     "corrupted",
@@ -620,6 +866,22 @@ def same_value(text: str, arguments: str) -> bool:
         return False
 
 
+def same_text_values(text: str, arguments: str) -> bool:
+    """Whether the two are the same values but for their types (``"30"`` for ``30``, ``"true"`` for ``true``)."""
+
+    def loose(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: loose(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [loose(item) for item in value]
+        return value if isinstance(value, str) else json.dumps(value)
+
+    try:
+        return bool(loose(json.loads(text)) == loose(json.loads(arguments)))
+    except ValueError:
+        return False
+
+
 def faults(expected: Outcome, got: Outcome) -> set[str]:
     """What is wrong with ``got``, by kind (see the module documentation)."""
     found = set()
@@ -634,10 +896,12 @@ def faults(expected: Outcome, got: Outcome) -> set[str]:
             found.add("wrong name")
         if got_arguments == arguments:
             continue
-        if got_arguments.strip() in ("", "{}"):
+        if got_arguments.strip() in ("", "{}") and arguments.strip() != "{}":
             found.add("arguments lost")
         elif same_value(got_arguments, arguments):
             found.add("re-serialised")
+        elif same_text_values(got_arguments, arguments):
+            found.add("wrong type")
         elif arguments.startswith(got_arguments) or canonical(arguments).startswith(got_arguments):
             found.add("truncated")
         elif got_arguments.startswith(arguments):
@@ -692,6 +956,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, default=None, help=f"timed rounds (default {ROUNDS}, 1 with --quick)")
     parser.add_argument("--cap", type=float, default=None, help=f"seconds before a peer is stopped (default {CAP:g})")
     parser.add_argument("--skip-bugs", action="store_true", help="time only: no bug pass")
+    parser.add_argument(
+        "--formats",
+        default=None,
+        help="comma-separated formats to run (default all: the Hermes timing and the JSON formats' bug pass, then "
+        f"each of {', '.join(TEXT_FORMATS)} timed and its bug pass)",
+    )
     parser.add_argument("--only-bugs", action="store_true", help="the bug pass only: no timing")
 
 
@@ -714,16 +984,153 @@ def run(session: harness.Session) -> int:
     logging.disable(logging.CRITICAL)  # the peers log every error they swallow
     hermes = FORMATS["hermes"]
     contenders = peers(hermes) + ours(hermes) + floors()
+    every = {**FORMATS, **TEXT_FORMATS}
+    chosen = list(every) if args.formats is None else [name.strip() for name in args.formats.split(",")]
+    unknown = [name for name in chosen if name not in every]
+    if unknown:
+        raise SystemExit(f"unknown formats: {', '.join(unknown)} (the formats: {', '.join(every)})")
     status = 0
     print(harness.environment_line(session.env))
     print()
     print(f"Start: {load()}")
     print()
-    if not args.only_bugs:
+    if not args.only_bugs and "hermes" in chosen:
         status |= time_cases(session, contenders, scale, rounds, cap, clock)
+    text_formats = [TEXT_FORMATS[name] for name in chosen if name in TEXT_FORMATS]
+    if not args.only_bugs and text_formats:
+        status |= time_text_formats(session, text_formats, scale, rounds, cap, clock)
     if not args.skip_bugs:
-        status |= report_bugs(session, scale)
+        status |= report_bugs(session, scale, [every[name] for name in chosen])
     return status
+
+
+def text_cases(fmt: Format, scale: float) -> list[Case]:
+    """A text format's timed workloads: the real calls each in an output of its own, token deltas; 20 KB and 100 KB
+    write-file calls, token deltas; the one-character series."""
+    from tests.model_outputs import writable
+
+    calls = [call for call in real_calls(scale) if writable(fmt.name, call[1])]
+    corpus = [make_stream(fmt, [call], 1000 + i, before=BEFORE[i % 4] or "Here:") for i, call in enumerate(calls)]
+    cases = [Case("corpus", f"real corpus: {len(calls)} outputs, token deltas", corpus)]
+    for kb in (20, 100):
+        size = int(kb * 1000 * scale)
+        stream = make_stream(fmt, [write_call(size)], kb, before="Writing it.")
+        cases.append(Case(f"write {kb} KB", f"write-file call, {size // 1000} KB of Python, token deltas", [stream]))
+    for label, size in SCALING(scale):
+        stream = make_stream(fmt, [write_call(size)], 2, longest=1)
+        cases.append(Case(f"1-char {label}", f"write-file call, {label} of Python, one character a delta", [stream]))
+    return cases
+
+
+def time_text_formats(
+    session: harness.Session,
+    formats: list[Format],
+    scale: float,
+    rounds: int,
+    cap: float,
+    clock: Callable[[], float],
+) -> int:
+    """Issue 29's timing: each text format (and Harmony) through vLLM's parser for it (its engine where it has
+    one), SGLang's detector and ours, on the same deltas; targets at 20 KB and 100 KB and the per-character
+    flatness."""
+    print(
+        f"The formats that write arguments as text, and Harmony: CPU time, medians of {rounds} interleaved rounds; "
+        f"peers stopped at {cap:g} s. Deltas: tokens of 1 to 6 characters, each special token one token (Harmony: "
+        "gpt-oss's own tokens, where its vocabulary is here). Each format: the times; the ratios (time of a / time of "
+        "ours on the same deltas) and ours in ns a delta; one character a delta, ns per character and the last "
+        "size's over the first's."
+    )
+    print()
+    targets = harness.Targets()
+    failed = 0
+    raw: dict[str, Any] = {}
+    session.raw["text_formats"] = raw
+    for fmt in formats:
+        rows: list[list[Any]] = []
+        ratio_rows: list[list[Any]] = []
+        flat_rows: list[list[Any]] = []
+        contenders = peers(fmt) + ours(fmt)
+        for c in contenders:
+            if c.run is None:
+                print(f"- {c.name} ({fmt.name}): n/a ({c.missing})")
+        cases = text_cases(fmt, scale)
+        results: dict[str, dict[str, harness.Result]] = {}
+        stopped: dict[str, str] = {}
+        for case in cases:
+            session.progress(f"{fmt.name} {case.key}: {case.title}")
+            skip = stopped if case.key.startswith("1-char") else {}
+            results[case.key] = harness.measure(
+                contenders, case, rounds=rounds, cap=cap, expected=case.expected, clock=clock, skip=skip
+            )
+            if case.key.startswith("1-char"):
+                for name, result in results[case.key].items():
+                    if result.status == "stopped":
+                        stopped[name] = f"> {cap:g} s at a smaller size"
+        failed |= int(harness.failed(results.values(), contenders))
+        names = [c.name for c in contenders]
+        for case in cases:
+            r = results[case.key]
+            rows.append([fmt.name, case.key, f"{case.chars:,}", f"{case.deltas:,}", *(r[n].cell() for n in names)])
+            vllm, vllm_bound = harness.ratio(r["vllm"], r["ours"], cap)
+            sglang, sglang_bound = harness.ratio(r["sglang"], r["ours"], cap)
+            vllm_cell = harness.format_ratio(vllm, vllm_bound)
+            sglang_cell = harness.format_ratio(sglang, sglang_bound)
+            if case.key == "write 20 KB":
+                vllm_cell += targets.judge(vllm, ">=", 25, vllm_bound)
+                sglang_cell += targets.judge(sglang, ">=", 15, sglang_bound)
+            if case.key == "write 100 KB":
+                vllm_cell += targets.judge(vllm, ">=", 50, vllm_bound)
+                sglang_cell += targets.judge(sglang, ">=", 50, sglang_bound)
+            pure, _ = harness.ratio(r["ours-pure"], r["ours"])
+            per_delta = r["ours"].median / case.deltas * 1e9 if r["ours"].median is not None else None
+            ratio_rows.append(
+                [
+                    fmt.name,
+                    case.key,
+                    vllm_cell,
+                    sglang_cell,
+                    harness.format_ratio(pure),
+                    f"{per_delta:.0f}" if per_delta is not None else "-",
+                ]
+            )
+        series = [case for case in cases if case.key.startswith("1-char")]
+        for name in ("ours", "ours-pure", "vllm", "sglang"):
+            figures = [per_char(results[case.key][name], case) for case in series]
+            cells = [
+                f"{value:.0f}" if value is not None else results[case.key][name].cell()
+                for value, case in zip(figures, series)
+            ]
+            flat = figures[-1] / figures[0] if figures[0] and figures[-1] else None
+            flat_cell = harness.format_ratio(flat)
+            if name in ("ours", "ours-pure"):
+                flat_cell += targets.judge(flat, "<=", 1.5)
+            flat_rows.append([fmt.name, name, *cells, flat_cell])
+        raw[fmt.name] = {
+            case.key: {
+                "chars": case.chars,
+                "deltas": case.deltas,
+                **{n: r.to_json() for n, r in results[case.key].items()},
+            }
+            for case in cases
+        }
+        # Each format's tables as soon as it is done (a full run takes hours on a shared machine).
+        print(f"{fmt.name} ({load()}):")
+        print()
+        print(session.table(["format", "workload", "chars", "deltas", "vllm", "sglang", "ours", "ours-pure"], rows))
+        print()
+        print(
+            session.table(["format", "workload", "vllm/ours", "sglang/ours", "pure/ours", "ours ns/delta"], ratio_rows)
+        )
+        print()
+        labels = [label for label, _ in SCALING(scale)]
+        print(session.table(["format", "one char a delta", *labels, f"{labels[-1]} / {labels[0]}"], flat_rows))
+        print(flush=True)
+    print(targets.summary())
+    print()
+    print(f"After the text formats' timing: {load()}")
+    print()
+    session.raw["text_targets"] = {"met": targets.met, "missed": targets.missed}
+    return failed
 
 
 def time_cases(
@@ -824,12 +1231,12 @@ def time_cases(
     return int(harness.failed(results.values(), contenders))
 
 
-def report_bugs(session: harness.Session, scale: float) -> int:
+def report_bugs(session: harness.Session, scale: float, formats: Sequence[Format]) -> int:
     status = 0
     rows, cut_rows, examples = [], [], []
     raw: dict[str, Any] = {}
     cut_names: list[str] = []
-    for fmt in FORMATS.values():
+    for fmt in formats:
         session.progress(f"bug pass: {fmt.name}")
         cuts = bug_streams(fmt, scale)
         cut_names = list(cuts)

@@ -4,7 +4,9 @@ An OpenAI-compatible server in front of an open model reads the text the model g
 ``Let me look.<tool_call>{"name": "read", "arguments": {"path": "a.py"}}</tool_call>``, and must stream the content,
 and each tool call's name once and its arguments as text deltas that join to exactly the JSON the model wrote.
 :class:`ModelOutputStream` does that for the formats of the main open model families (:data:`FORMATS`, or a
-:class:`ToolCallFormat` of your own), reading each character once::
+:class:`ToolCallFormat` of your own), reading each character once; for the formats that write arguments as text
+(Qwen3-Coder, GLM, MiniMax, DeepSeek V3.2, Gemma 4, pythonic), it writes their JSON, typed by the tools'
+schemas::
 
     stream = ModelOutputStream("hermes")
     for token in tokens:
@@ -21,13 +23,16 @@ Messages events.
 from __future__ import annotations
 
 from ._events import ArgumentsDelta, ContentDelta, ModelOutputEvent, ReasoningDelta, ToolCallEnd, ToolCallStart
-from ._formats import FORMATS, ToolCallFormat
+from ._formats import FORMATS, ChannelSyntax, LiteralSyntax, ParameterSyntax, ToolCallFormat
 from ._renderers import AnthropicMessagesEvents, OpenAIResponsesEvents, openai_chat_deltas
 from ._stream import ModelOutputStream
 
 __all__ = [
     "ModelOutputStream",
     "ToolCallFormat",
+    "ParameterSyntax",
+    "LiteralSyntax",
+    "ChannelSyntax",
     "FORMATS",
     "ModelOutputEvent",
     "ContentDelta",

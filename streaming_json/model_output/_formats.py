@@ -4,11 +4,16 @@ A format says where calls are and how each is written:
 
 - *Where*: after a marker that opens a section of calls (``section_begin``, e.g. Mistral's ``[TOOL_CALLS]``), up to
   its end marker if it has one; or after a marker before each call (``call_begin``, e.g. ``<tool_call>``), up to its
-  end marker if it has one; or, for Llama 3, a JSON object that opens the output (``bare_json_start``).
-- *How*: the JSON of each call (``payload``): ``"call"``, an object holding the name and the arguments (Hermes,
-  Llama 3), or an array of them (Mistral, Granite); or ``"arguments"``, the arguments alone, after a header that names
-  the tool (``header_end`` ends it, ``header`` reads the name and id out of it: DeepSeek, Kimi K2, Mistral v11). Text
-  that may close the arguments before the call's end marker (a code fence) is ``arguments_end``.
+  end marker if it has one; or, for Llama 3, a JSON object that opens the output (``bare_json_start``); or, for the
+  pythonic formats, a marker that opens a section only as the first thing of the output (``output_section_begin``);
+  or, for Harmony, in messages whose headers say what each one is (``channels``).
+- *How*, the ``payload``: ``"call"``, JSON holding the name and the arguments (Hermes, Llama 3), or an array of such
+  objects (Mistral, Granite); ``"arguments"``, the arguments' JSON alone, after a header that names the tool
+  (``header_end`` ends it, ``header`` reads the name and id out of it: DeepSeek, Kimi K2, Mistral v11, Harmony);
+  ``"parameters"``, one tagged block of raw text a parameter, typed by the tool's JSON Schema (``parameters``: Qwen3
+  Coder, GLM, MiniMax, DeepSeek V3.2); ``"literal"``, an object literal or a Python call's keyword arguments
+  (``literal``: Gemma 4, the pythonic formats). Text that may close the arguments before the call's end marker (a
+  code fence) is ``arguments_end``.
 
 A new format is one more instance; nothing is subclassed.
 """
@@ -19,9 +24,80 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-__all__ = ["ToolCallFormat", "FORMATS"]
+__all__ = ["ToolCallFormat", "ParameterSyntax", "LiteralSyntax", "ChannelSyntax", "FORMATS"]
 
-PAYLOADS = ("call", "arguments")
+PAYLOADS = ("call", "arguments", "parameters", "literal")
+
+
+@dataclass(frozen=True)
+class ParameterSyntax:
+    """How a ``"parameters"`` payload writes each parameter: ``begin``, a header naming it (up to ``header_end``),
+    the value's raw text, ``end``. The value is typed by the tool's JSON Schema (see the docs' typing rules)."""
+
+    begin: str
+    """The marker that opens a parameter (``<parameter=``)."""
+    header_end: str
+    """Where the parameter's header (its name, and attributes) ends (``>``)."""
+    end: str
+    """The marker after the value (``</parameter>``)."""
+    header: re.Pattern[str] = re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL)
+    """Reads the header: group ``name``; group ``string`` where the model says whether the value is a raw string
+    (``"true"``) or JSON (anything else, or the attribute missing: DeepSeek V3.2's ``string="false"``)."""
+    value_begin: Optional[str] = None
+    """A marker between the header and the value, blanks around it allowed (GLM's ``<arg_value>``)."""
+    trim: str = ""
+    """A character the value sheds once at each end (Qwen3's template writes the value between two newlines:
+    ``"\\n"``); the value's text is otherwise kept as written."""
+
+
+@dataclass(frozen=True)
+class LiteralSyntax:
+    """How a ``"literal"`` payload writes the arguments: ``KEY<separator>VALUE`` pairs joined by commas, up to
+    ``end``; values are strings between ``quotes``, bare words (numbers, ``names``), or nested lists and objects."""
+
+    separator: str
+    """Between a key and its value (``=`` in a Python call, ``:`` in Gemma's object literal)."""
+    end: str
+    """What closes the arguments (``)``, ``}``)."""
+    quotes: tuple[str, ...]
+    """The string quotes, longest first; a string closes with the quote that opened it."""
+    escapes: bool
+    """Whether a backslash escapes the next characters inside a string, as in Python."""
+    python: bool
+    """Whether nested values are Python literals (read by ``ast``); else they are in the same syntax as the
+    arguments (Gemma: bare keys, the quote, ``true``/``false``/``null``)."""
+    key_end: re.Pattern[str]
+    """The first character that cannot be in a bare key: the separator, or what shows the value has no key."""
+    names: tuple[tuple[str, str], ...] = (
+        ("True", "true"),
+        ("False", "false"),
+        ("None", "null"),
+        ("true", "true"),
+        ("false", "false"),
+        ("null", "null"),
+    )
+    """Bare words and the JSON they stand for."""
+
+
+@dataclass(frozen=True)
+class ChannelSyntax:
+    """Messages whose headers say what each one is (Harmony): ``HEADER<header_end>BODY<one of message_end>``, each
+    next message after the call format's ``call_begin`` (``<|start|>``). A header with a recipient makes its body a
+    call's JSON arguments; otherwise its channel says whether the body is reasoning or content."""
+
+    header_end: str
+    """Where a message's header ends and its body begins (``<|message|>``)."""
+    message_end: tuple[str, ...]
+    """What ends a message's body (``<|end|>``, ``<|return|>``; a call's ``<|call|>``)."""
+    recipient: re.Pattern[str]
+    """Finds the recipient in a header: group ``recipient`` (``to=functions.get_weather``)."""
+    channel: re.Pattern[str]
+    """Finds the channel in a header: group ``channel``."""
+    kinds: tuple[tuple[str, str], ...]
+    """Channels and what a body without a recipient is in each: ``"reasoning"`` or ``"content"``; a channel not
+    named is content."""
+    recipient_prefix: str = ""
+    """Taken off a recipient to give the tool's name (``functions.``)."""
 
 
 @dataclass(frozen=True)
@@ -31,8 +107,9 @@ class ToolCallFormat:
     name: str
     """What the format is called (``ModelOutputStream("hermes")``)."""
     payload: str
-    """The JSON of a call: ``"call"`` (an object with the name and the arguments, or an array of such objects), or
-    ``"arguments"`` (the arguments alone, the name in the header)."""
+    """What follows a call's header: ``"call"`` (JSON with the name and the arguments, or an array of such objects),
+    ``"arguments"`` (the arguments' JSON alone, the name in the header), ``"parameters"`` (tagged raw text, see
+    ``parameters``) or ``"literal"`` (an object literal or keyword arguments, see ``literal``)."""
     section_begin: tuple[str, ...] = ()
     """Markers that open a section of calls (any one of them)."""
     section_end: tuple[str, ...] = ()
@@ -42,9 +119,13 @@ class ToolCallFormat:
     call_end: Optional[str] = None
     """The marker after each call."""
     header_end: Optional[str] = None
-    """Where a call's header (the text after ``call_begin``, naming the tool) ends and its arguments begin."""
+    """Where a call's header (the text after ``call_begin``, naming the tool) ends and its arguments begin. A
+    ``"parameters"`` payload may have none: its header ends at the first parameter (GLM)."""
     header: Optional[re.Pattern[str]] = None
     """Reads the header: group ``name``, and ``id`` where the model writes its own call id."""
+    name_chars: Optional[re.Pattern[str]] = None
+    """A header with a character outside these was no call: its text is content (pythonic calls, which begin with
+    no marker, start with the tool's name)."""
     arguments_end: Optional[str] = None
     """Text the model may write after the arguments, before ``call_end`` (a closing code fence)."""
     name_keys: tuple[str, ...] = ("name",)
@@ -55,19 +136,62 @@ class ToolCallFormat:
     """Characters that may stand between calls in a section besides whitespace (Llama 3 joins them with ``;``)."""
     bare_json_start: bool = False
     """Whether a JSON object as the first thing in the output opens a section of calls (Llama 3)."""
+    output_section_begin: tuple[str, ...] = ()
+    """Markers that open a section of calls only as the first thing in the output, blanks aside (the pythonic
+    formats' ``[``)."""
+    parameters: Optional[ParameterSyntax] = None
+    """A ``"parameters"`` payload's syntax."""
+    literal: Optional[LiteralSyntax] = None
+    """A ``"literal"`` payload's syntax."""
+    channels: Optional[ChannelSyntax] = None
+    """Harmony's messages: the output begins in the first message's header, and every header says what follows."""
+    ignored_markers: tuple[str, ...] = ()
+    """Markers that say nothing the events carry, dropped where they stand in content (Llama 4's
+    ``<|python_end|>`` after its list of calls)."""
+    reasoning: Optional[tuple[str, str]] = None
+    """The reasoning block's markers this family writes, read unless the stream is given others."""
+    calls_end_reasoning: bool = False
+    """Whether a call's begin marker inside the reasoning block ends the block and starts the call (vLLM's engines
+    for these families: a model that forgets ``</think>`` still calls)."""
     aliases: tuple[str, ...] = field(default=(), compare=False)
     """Other names the format is known by."""
 
     def __post_init__(self) -> None:
         if self.payload not in PAYLOADS:
             raise ValueError(f"payload must be one of {', '.join(PAYLOADS)}, not {self.payload!r}")
-        if (self.header_end is None) != (self.payload != "arguments"):
-            raise ValueError("a format whose payload is the arguments alone has a header_end, and only such a one")
+        needs_header = self.payload in ("arguments", "literal")
+        if self.header_end is None and needs_header:
+            raise ValueError(f"a format whose payload is {self.payload!r} has a header_end")
+        if self.header_end is not None and self.payload == "call":
+            raise ValueError("a format whose payload is a call object has no header_end")
         if self.payload == "arguments" and self.call_begin is None:
             raise ValueError("a format with a header has a call_begin marker before it")
-        if not (self.section_begin or self.call_begin or self.bare_json_start):
+        if (self.payload == "parameters") != (self.parameters is not None):
+            raise ValueError("a format whose payload is 'parameters' has a ParameterSyntax, and only such a one")
+        if (self.payload == "literal") != (self.literal is not None):
+            raise ValueError("a format whose payload is 'literal' has a LiteralSyntax, and only such a one")
+        if self.payload == "literal" and self.call_begin is None and not self.section_begin + self.output_section_begin:
+            raise ValueError("a literal format's calls begin with a marker or in a section")
+        starts = self.section_begin or self.call_begin or self.bare_json_start or self.output_section_begin
+        if not (starts or self.channels):
             raise ValueError("a format needs section_begin, call_begin or bare_json_start: where do its calls start?")
-        markers = [*self.section_begin, *self.section_end, self.call_begin, self.call_end, self.header_end]
+        if self.channels is not None and (self.payload != "arguments" or self.call_begin is None):
+            raise ValueError("a format of messages with channels reads JSON arguments, each message after call_begin")
+        if self.reasoning is not None and (len(self.reasoning) != 2 or not all(self.reasoning)):
+            raise ValueError("reasoning is a pair of markers: (begin, end)")
+        markers = [
+            *self.section_begin,
+            *self.section_end,
+            *self.output_section_begin,
+            *self.ignored_markers,
+            self.call_begin,
+            self.call_end,
+            self.header_end,
+        ]
+        if self.parameters is not None:
+            markers += [self.parameters.begin, self.parameters.header_end, self.parameters.end]
+        if self.literal is not None:
+            markers += [self.literal.separator, self.literal.end, *self.literal.quotes]
         if any(marker == "" for marker in markers):
             raise ValueError("a marker is not empty")
 
@@ -78,6 +202,30 @@ _DEEPSEEK = {
     "call_begin": "<｜tool▁call▁begin｜>",
     "call_end": "<｜tool▁call▁end｜>",
 }
+
+THINK = ("<think>", "</think>")
+
+# Qwen3-Coder and Seed-OSS: <function=NAME> then <parameter=KEY>VALUE</parameter> blocks. The value sheds one leading
+# and one trailing newline: the Qwen3-Coder template writes "<parameter=KEY>\n" VALUE "\n</parameter>"
+# (vLLM 0.33 vllm/parser/qwen3.py _trim_wrapping_newlines; SGLang 0.5.23 Qwen3CoderDetector, "Remove prefixing and
+# trailing \n"). The name is the header stripped.
+_QWEN3_PARAMETERS = ParameterSyntax(begin="<parameter=", header_end=">", end="</parameter>", trim="\n")
+_QWEN3_HEADER = re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL)
+
+# A quoted or bare name (MiniMax: name="K", also name='K' or name=K in vLLM 0.33's vllm/parser/minimax_m2.py).
+_QUOTED_NAME = re.compile(r"""\s*(?P<quote>["']?)(?P<name>.*?)(?P=quote)\s*""", re.DOTALL)
+
+# Python's identifiers and dotted names, the pythonic formats' tool names (vLLM 0.33 handle_single_tool takes
+# ``a.b.c(...)`` too).
+_PYTHON_NAME_CHARS = re.compile(r"[\w.\s]*")
+_PYTHON_LITERAL = LiteralSyntax(
+    separator="=",
+    end=")",
+    quotes=('"""', "'''", '"', "'"),
+    escapes=True,
+    python=True,
+    key_end=re.compile(r"[^\w\s]"),
+)
 
 FORMATS: dict[str, ToolCallFormat] = {}
 """The built-in formats by name, as these models write them."""
@@ -133,6 +281,163 @@ for _format in (
         call_end="<|tool_call_end|>",
         header_end="<|tool_call_argument_begin|>",
         header=re.compile(r"\s*(?P<id>(?:functions\.)?(?P<name>.+?)(?::\d+)?)\s*", re.DOTALL),
+    ),
+    # Qwen3-Coder, Qwen3.5/3.6, Nemotron-3-Nano, MiMo: <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n
+    # </parameter>\n...</function>\n</tool_call>. A <function= without <tool_call> before it is a call too, and a
+    # <tool_call> inside <think> ends the reasoning (vLLM 0.33 vllm/parser/qwen3.py's transitions).
+    ToolCallFormat(
+        "qwen3_coder",
+        "parameters",
+        section_begin=("<tool_call>",),
+        section_end=("</tool_call>",),
+        call_begin="<function=",
+        call_end="</function>",
+        header_end=">",
+        header=_QWEN3_HEADER,
+        parameters=_QWEN3_PARAMETERS,
+        reasoning=THINK,
+        calls_end_reasoning=True,
+        aliases=("qwen3_xml",),
+    ),
+    # Seed-OSS: the Qwen3-Coder grammar inside <seed:tool_call>, reasoning in <seed:think> (vLLM 0.33
+    # vllm/parser/seed_oss.py: "seed_oss shares the Qwen3 XML grammar exactly").
+    ToolCallFormat(
+        "seed_oss",
+        "parameters",
+        section_begin=("<seed:tool_call>",),
+        section_end=("</seed:tool_call>",),
+        call_begin="<function=",
+        call_end="</function>",
+        header_end=">",
+        header=_QWEN3_HEADER,
+        parameters=_QWEN3_PARAMETERS,
+        reasoning=("<seed:think>", "</seed:think>"),
+        calls_end_reasoning=True,
+    ),
+    # GLM-4.5 to 4.7, GLM-5: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>; GLM-4.5
+    # writes a newline after the name and after each tag, GLM-4.7 none. The name and key are stripped; the value is
+    # kept as written (vLLM 0.33 vllm/parser/glm47_moe.py, its parser for glm45 and glm47; blanks between
+    # </arg_key> and <arg_value> as its _ARG_RE's "\s*"). A call may have no arguments (vLLM #44326).
+    ToolCallFormat(
+        "glm47",
+        "parameters",
+        call_begin="<tool_call>",
+        call_end="</tool_call>",
+        header=re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL),
+        parameters=ParameterSyntax(
+            begin="<arg_key>", header_end="</arg_key>", end="</arg_value>", value_begin="<arg_value>"
+        ),
+        reasoning=THINK,
+        calls_end_reasoning=True,
+        aliases=("glm45", "glm4_moe"),
+    ),
+    # MiniMax-M2: <minimax:tool_call>\n<invoke name="NAME">\n<parameter name="K">V</parameter>\n...</invoke>\n
+    # </minimax:tool_call>; the value is kept as written, "inline between > and </parameter>, so surrounding
+    # whitespace is data" (vLLM 0.33 vllm/parser/minimax_m2.py).
+    ToolCallFormat(
+        "minimax_m2",
+        "parameters",
+        section_begin=("<minimax:tool_call>",),
+        section_end=("</minimax:tool_call>",),
+        call_begin="<invoke name=",
+        call_end="</invoke>",
+        header_end=">",
+        header=_QUOTED_NAME,
+        parameters=ParameterSyntax(begin="<parameter name=", header_end=">", end="</parameter>", header=_QUOTED_NAME),
+        reasoning=THINK,
+        calls_end_reasoning=True,
+    ),
+    # DeepSeek V3.2 ("DSML"): <｜DSML｜function_calls>, <｜DSML｜invoke name="NAME">,
+    # <｜DSML｜parameter name="K" string="true|false">V</｜DSML｜parameter>, </｜DSML｜invoke>,
+    # </｜DSML｜function_calls>. string="true": the value is the raw string; "false", or no attribute: it is JSON
+    # (vLLM 0.33 vllm/parser/deepseek_v4.py _dsml_arg_converter, which DeepSeek V3.2's parser shares). The bars are
+    # U+FF5C.
+    ToolCallFormat(
+        "deepseek_v32",
+        "parameters",
+        section_begin=("<｜DSML｜function_calls>",),
+        section_end=("</｜DSML｜function_calls>",),
+        call_begin='<｜DSML｜invoke name="',
+        call_end="</｜DSML｜invoke>",
+        header_end='">',
+        header=re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL),
+        parameters=ParameterSyntax(
+            begin="<｜DSML｜parameter",
+            header_end=">",
+            end="</｜DSML｜parameter>",
+            header=re.compile(r'\s*name\s*=\s*"(?P<name>[^"]*)"(?:\s+string\s*=\s*"(?P<string>[^"]*)")?\s*', re.DOTALL),
+        ),
+    ),
+    # Gemma 4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>, an object literal with <|"|> as the string
+    # quote and bare keys; reasoning in <|channel>thought\n...<channel|> (vLLM 0.33 vllm/parser/gemma4.py, which also
+    # reads a bare ":NAME{" opener).
+    ToolCallFormat(
+        "gemma4",
+        "literal",
+        call_begin="<|tool_call>",
+        call_end="<tool_call|>",
+        header_end="{",
+        header=re.compile(r"\s*(?:call)?\s*:?\s*(?P<name>.*?)\s*", re.DOTALL),
+        literal=LiteralSyntax(
+            separator=":",
+            end="}",
+            quotes=('<|"|>',),
+            escapes=False,
+            python=False,
+            key_end=re.compile(r"[:,{}\[\]<]"),
+        ),
+        reasoning=("<|channel>thought\n", "<channel|>"),
+        calls_end_reasoning=True,
+    ),
+    # gpt-oss (Harmony): messages. The output begins in the first one's header (the prompt ends with
+    # <|start|>assistant); <|channel|>analysis<|message|>...<|end|> is reasoning; <|channel|>commentary
+    # to=functions.NAME <|constrain|>json<|message|>{...}<|call|> a call (the recipient may come before <|channel|>);
+    # <|channel|>final<|message|>...<|return|> and commentary without a recipient are content (vLLM 0.33
+    # vllm/parser/harmony.py _SegmentType). The recipient ends at a blank or a special token (vLLM #32587).
+    ToolCallFormat(
+        "harmony",
+        "arguments",
+        call_begin="<|start|>",
+        call_end="<|call|>",
+        header_end="<|message|>",
+        channels=ChannelSyntax(
+            header_end="<|message|>",
+            message_end=("<|end|>", "<|return|>", "<|call|>"),
+            recipient=re.compile(r"\bto=(?P<recipient>[^\s<]+)"),
+            channel=re.compile(r"<\|channel\|>\s*(?P<channel>[^\s<]+)"),
+            kinds=(("analysis", "reasoning"), ("final", "content"), ("commentary", "content")),
+            recipient_prefix="functions.",
+        ),
+        aliases=("gpt_oss", "openai"),
+    ),
+    # Pythonic (Llama 3.2, many small models): the output is a Python list of calls with keyword arguments,
+    # [get_weather(city="Tokyo", days=3), get_time()], values Python literals (vLLM 0.33
+    # vllm/tool_parsers/pythonic_tool_parser.py: the output starts with "[").
+    ToolCallFormat(
+        "pythonic",
+        "literal",
+        output_section_begin=("[",),
+        section_end=("]",),
+        header_end="(",
+        header=re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL),
+        name_chars=_PYTHON_NAME_CHARS,
+        separators=",",
+        literal=_PYTHON_LITERAL,
+    ),
+    # Llama 4: the pythonic list, inside <|python_start|>...<|python_end|> where the model writes them (vLLM 0.33
+    # vllm/tool_parsers/llama4_pythonic_tool_parser.py).
+    ToolCallFormat(
+        "llama4_pythonic",
+        "literal",
+        section_begin=("<|python_start|>[",),
+        output_section_begin=("[",),
+        section_end=("]",),
+        ignored_markers=("<|python_end|>",),
+        header_end="(",
+        header=re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL),
+        name_chars=_PYTHON_NAME_CHARS,
+        separators=",",
+        literal=_PYTHON_LITERAL,
     ),
 ):
     for _name in (_format.name, *_format.aliases):

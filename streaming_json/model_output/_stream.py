@@ -2,41 +2,58 @@
 deltas, read in one pass.
 
 How a piece is read. The stream is always in one place of the output: content, a reasoning block, a section of
-calls, a call's header, a call's JSON, or what follows the JSON up to the call's end marker. Each place has a reader
-that takes the text up to where the place ends and the marker that ends it; text at the end of a piece that could
-begin such a marker is held back until the next piece decides (so ``<tool`` in prose comes out as content as soon as
-the next character says it is no marker). A call's JSON goes to a parser of the core, which reports the source text
-of the arguments verbatim (``source_paths``), the name when it completes, and where the JSON ended: the text after it
-goes back to the markers. A marker inside the JSON ends the call only where it is not inside a JSON string.
+calls, a call's header, a call's JSON, or what follows the JSON up to the call's end marker; for the formats that
+write arguments as text (``"parameters"``, ``"literal"``), between two parameters, a parameter's header, its value.
+Each place has a reader that takes the text up to where the place ends and the marker that ends it; text at the end
+of a piece that could begin such a marker is held back until the next piece decides (so ``<tool`` in prose comes out
+as content as soon as the next character says it is no marker). A call's JSON goes to a parser of the core, which
+reports the source text of the arguments verbatim (``source_paths``), the name when it completes, and where the JSON
+ended: the text after it goes back to the markers. A marker inside the JSON ends the call only where it is not
+inside a JSON string.
+
+The formats that write arguments as text: the layer writes the arguments' JSON itself, ``{"key": value, ...}``
+(``json.dumps``' separators). A string value's text goes out as it arrives, as JSON string content (escaped by
+``json``'s C encoder), holding back only what could begin a marker and the newline the format's trimming sheds;
+any other value goes out when it ends, typed by the tool's JSON Schema (``_values.typed_json``), a number or JSON
+value as the model wrote it. The rules for each format's values are in the docs (*Typing*).
 
 The rules for text that breaks the format, so that nothing raises and every call that starts ends once:
 
 - A call's end marker, another call's begin marker or the section's end marker, outside a JSON string, ends a call
   whose JSON is not complete: it ends with an error saying its arguments are incomplete. So does the end of the
-  output.
+  output, wherever it falls inside a call.
 - A call without a name ends with an error; one whose name is not among ``tools``, too; one that gives its arguments
-  twice, too. A call that writes no arguments gets ``{}``.
+  (or a parameter) twice, too; and one with a value that is none of its types, naming the parameter. A call that
+  writes no arguments gets ``{}``.
 - Text after a call's JSON that is not its end marker, or in a section that is not a call, ends the call's envelope
   or the section: it is content. A header that reaches no arguments marker within 1,024 characters was no call: its
   marker and text are content. A header ended by an end or begin marker is a call without arguments (an error).
+- In the text formats, a value's end marker forgotten before the next parameter or the call's end is forgiven (as
+  vLLM's and SGLang's parsers forgive it); text between parameters that is no parameter is an error of the call.
 
 Cost. Each character is read once, by the core (a call's JSON) or by ``str.find`` (markers); per piece, the layer
 makes a few calls and one or two events. Nothing is re-parsed or re-serialised: a call's arguments are parsed once,
-strictly, when it ends.
+strictly, when it ends. The common pieces (more of one call's JSON arguments, more of one string value's text) take
+``feed``'s two fast paths, the one place a compiled twin of this layer would start (issue 33).
 """
 
 from __future__ import annotations
 
 import codecs
+import json
 import random
-from collections.abc import Iterable
+import re
+import unicodedata
+from json.encoder import encode_basestring as _escape  # C's c_encode_basestring: a string's JSON, quotes included
 from typing import Any, Callable, Optional, Union
 
 from .._backend import StreamingJsonParser
 from .._repair import parse_tool_call_arguments
 from ._events import ArgumentsDelta, ContentDelta, ModelOutputEvent, ReasoningDelta, ToolCallEnd, ToolCallStart
-from ._formats import FORMATS, ToolCallFormat
+from ._formats import FORMATS, LiteralSyntax, ParameterSyntax, ToolCallFormat
 from ._markers import Markers
+from ._schemas import STRING, ToolSchemas, describe_types
+from ._values import bare_word_json, gemma_literal_json, python_literal_json, typed_json
 
 __all__ = ["ModelOutputStream"]
 
@@ -44,6 +61,10 @@ _BLANKS = " \t\n\r"
 _ROOT_PATHS = ((),)
 _HEADER_LIMIT = 1024
 _new = tuple.__new__  # builds an event without a Python-level __new__: every piece's events are made here
+
+# How a value of the text formats is read: streamed out as JSON string content, kept whole to be typed when it ends
+# (raw text by its schema; JSON as written; a Python or Gemma literal), or dropped (a value without a name).
+_STREAM, _TYPED, _JSON, _PYTHON, _GEMMA, _DISCARD = "stream", "typed", "json", "python", "gemma", "discard"
 
 
 def _holds_any(text: str, chars: str) -> bool:
@@ -61,20 +82,30 @@ def _fresh_call_id(index: int) -> str:
     return f"call_{_random_ids.getrandbits(96):024x}"
 
 
+def _firsts(markers: Markers) -> str:
+    return "".join(sorted({marker[0] for marker in markers.markers}))
+
+
 class _Markers:
     """What a format (and a reasoning block) looks for in each place: made once per format, shared by its streams."""
 
     def __init__(self, format: ToolCallFormat, reasoning: Optional[tuple[str, str]]) -> None:
-        self.content = Markers(format.call_begin, *format.section_begin, reasoning[0] if reasoning else None)
-        self.reasoning = Markers(reasoning[1] if reasoning else None)
+        channels = format.channels
+        message_end = channels.message_end if channels is not None else ()
+        calls = (format.call_begin, *format.section_begin)
+        self.content = Markers(*calls, reasoning[0] if reasoning else None, *message_end, *format.ignored_markers)
+        ends_reasoning = calls if format.calls_end_reasoning or channels is not None else ()
+        self.reasoning = Markers(reasoning[1] if reasoning else None, *ends_reasoning, *message_end)
         self.section = Markers(*format.section_end, format.call_begin)
-        self.stops = Markers(format.call_end, format.call_begin, *format.section_end)  # they end a call anywhere
-        self.header = Markers(format.header_end, *self.stops.markers)
+        self.stops = Markers(format.call_end, format.call_begin, *format.section_end, *message_end)  # end a call
+        parameters = format.parameters
+        first_parameter = parameters.begin if parameters is not None and format.header_end is None else None
+        self.header = Markers(format.header_end, first_parameter, *self.stops.markers)
         self.after_json = Markers(format.arguments_end, *self.stops.markers)
         self.between_calls = _BLANKS + format.separators
         # A piece with none of these characters holds no marker, nor the beginning of one (feed's fast paths).
-        self.content_firsts = "".join(sorted({marker[0] for marker in self.content.markers}))
-        self.stop_firsts = "".join(sorted({marker[0] for marker in self.stops.markers}))
+        self.content_firsts = _firsts(self.content)
+        self.stop_firsts = _firsts(self.stops)
         # The one character to look for where all the stop markers begin with it (most formats' "<" or "["): one
         # search a piece. Without stop markers, a character that seldom comes (a piece holding it takes the general
         # path, which is never wrong); None where they begin with several.
@@ -82,6 +113,24 @@ class _Markers:
         # The parsers' source paths: the arguments of one call object, or of each in an array of them.
         self.call_paths = tuple((key,) for key in format.arguments_keys)
         self.array_paths = tuple(("*", key) for key in format.arguments_keys)
+        # The text formats' places. A value's end: its end marker, or (forgotten) the next parameter or the call's end.
+        if parameters is not None:
+            self.between_parameters = Markers(parameters.begin, *self.stops.markers)
+            self.parameter_header = Markers(parameters.header_end, *self.stops.markers)
+            self.value_begin = Markers(parameters.value_begin, *self.stops.markers)
+            self.value = Markers(parameters.end, parameters.begin, *self.stops.markers)
+            self.value_firsts = _firsts(self.value)
+        self.output_section = Markers(*format.output_section_begin)
+        literal = format.literal
+        if literal is not None:
+            # Inside the arguments of a literal call, only the call's own markers end it (a pythonic section's "]"
+            # is text there).
+            self.literal_stops = Markers(format.call_end, format.call_begin)
+            self.quotes = Markers(*literal.quotes)
+            self.string = Markers(*literal.quotes, *self.literal_stops.markers)  # quotes of one marker, no escapes
+            self.string_firsts = _firsts(self.string)  # (a Python string's: its quote's and the backslash)
+            self.other = Markers(*literal.quotes, *self.literal_stops.markers)
+            self.names = dict(literal.names)
 
 
 _markers_of: dict[tuple[ToolCallFormat, Optional[tuple[str, str]]], _Markers] = {}
@@ -100,6 +149,8 @@ class _Call:
         "string_arguments",
         "arguments_done",
         "error",
+        "opened",
+        "keys",
     )
 
     def __init__(self, name: Optional[str] = None, id: Optional[str] = None) -> None:
@@ -112,19 +163,27 @@ class _Call:
         self.string_arguments = False  # the arguments are a JSON string holding the JSON: its content is the text
         self.arguments_done = False
         self.error: Optional[str] = None  # a problem found before the end (arguments given twice)
+        self.opened = False  # the text formats: the "{" of the arguments' JSON is out
+        self.keys: set[str] = set()  # the text formats: the parameters given so far
 
 
 class ModelOutputStream:
     """A model's raw output, fed in pieces, as events: content, reasoning, and tool calls whose argument deltas are
-    exactly the JSON the model wrote.
+    exactly the JSON the model wrote (or, for the formats that write arguments as text, the JSON of the values the
+    text holds, typed by the tools' schemas).
 
     ``format`` is a built-in format's name (see ``FORMATS``: ``"hermes"``, ``"llama3_json"``, ``"mistral"``,
-    ``"mistral_v11"``, ``"granite"``, ``"deepseek_v3"``, ``"deepseek_v31"``, ``"kimi_k2"``) or a
-    :class:`ToolCallFormat`. ``tools``, if given, are the names the model may call: a call to another ends with an
-    error. ``reasoning`` is a reasoning block's begin and end markers (``("<think>", "</think>")``); with
-    ``reasoning_open=True`` the output starts inside the block (the chat template opened it). ``new_call_id(index)``
-    makes the id of a call whose format carries none (by default a fresh ``call_`` and 24 hex digits).
-    ``parser_class`` is the core's parser to read the calls' JSON with (by default the package's).
+    ``"mistral_v11"``, ``"granite"``, ``"deepseek_v3"``, ``"deepseek_v31"``, ``"kimi_k2"``, ``"qwen3_coder"``,
+    ``"seed_oss"``, ``"glm47"``, ``"minimax_m2"``, ``"deepseek_v32"``, ``"gemma4"``, ``"harmony"``, ``"pythonic"``,
+    ``"llama4_pythonic"``) or a :class:`ToolCallFormat`. ``tools``, if given, are the tools the model may call: their
+    names (a call to another ends with an error), or their definitions, OpenAI's
+    ``[{"type": "function", "function": {"name": ..., "parameters": {...}}}]`` (dicts, or an SDK's or server's objects
+    with those attributes) or a mapping of name to the parameters' JSON Schema, whose types type the parameters of the
+    text formats. ``reasoning`` is a reasoning block's begin and end markers (``("<think>", "</think>")``; by default
+    the format's own, where it has them); with ``reasoning_open=True`` the output starts inside the block (the chat
+    template opened it). ``new_call_id(index)`` makes the id of a call whose format carries none (by default a fresh
+    ``call_`` and 24 hex digits). ``parser_class`` is the core's parser to read the calls' JSON with (by default the
+    package's).
 
     ``feed(text)`` returns the events a piece completed (``str``, or UTF-8 bytes); ``finish()`` those the end of the
     output completes: held-back text, and the end of a call left open, with an error saying it was cut off. Neither
@@ -135,7 +194,7 @@ class ModelOutputStream:
         self,
         format: Union[str, ToolCallFormat],
         *,
-        tools: Optional[Iterable[str]] = None,
+        tools: Any = None,
         reasoning: Optional[tuple[str, str]] = None,
         reasoning_open: bool = False,
         new_call_id: Optional[Callable[[int], str]] = None,
@@ -150,11 +209,14 @@ class ModelOutputStream:
         if reasoning is not None:
             if len(reasoning) != 2 or not all(isinstance(marker, str) and marker for marker in reasoning):
                 raise ValueError("reasoning is a pair of markers: (begin, end)")
-        elif reasoning_open:
+        else:
+            reasoning = format.reasoning
+        if reasoning_open and reasoning is None:
             raise ValueError("reasoning_open needs the reasoning block's markers: reasoning=(begin, end)")
         self.format = format
         """The format read."""
-        self._tools = None if tools is None else frozenset(tools)
+        self._schemas = ToolSchemas(tools)
+        self._tools = self._schemas.names
         self._reasoning = reasoning
         self._new_call_id = new_call_id or _fresh_call_id
         self._parser_class = parser_class or StreamingJsonParser
@@ -166,12 +228,17 @@ class ModelOutputStream:
         self._stop_firsts = markers.stop_firsts
         self._stop_first = markers.stop_first
         self._content_firsts = markers.content_firsts
-        # Where the stream is: the reader of the text there. The content reader is bound once, so that feed's fast
-        # path tells the place by identity.
+        self._parameters: Optional[ParameterSyntax] = format.parameters
+        self._literal: Optional[LiteralSyntax] = format.literal
+        # Where the stream is: the reader of the text there. The readers the fast paths look for are bound once, so
+        # that they tell the place by identity.
         self._read_content = self._read_content  # type: ignore[method-assign]
-        self._read_place: Callable[[str, int], int] = self._read_reasoning if reasoning_open else self._read_content
-        self._content_started = False  # a bare JSON object opens calls only at the start of the content
+        self._read_value = self._read_value  # type: ignore[method-assign]
+        self._read_literal_string = self._read_literal_string  # type: ignore[method-assign]
+        self._read_place: Callable[[str, int], int] = self._read_content
+        self._content_started = False  # a bare JSON object or the pythonic "[" opens calls only at the start
         self._in_section = False
+        self._section_opener = ""  # a pythonic section's "[" and blanks, content again if no call follows
         self._held = ""
         self._events: list[Any] = []
         self._calls = 0
@@ -191,6 +258,24 @@ class ModelOutputStream:
         self._streaming_call: Optional[_Call] = None
         self._streaming_path: Any = None
         self._fast: Optional[tuple[Callable[[str], list[Any]], Any, str, Callable[[str], None], int]] = None
+        # The text formats' value being read: its key and types, how it is read, its text where it is kept whole,
+        # and the trimming rule's state (the first character is read; a trailing newline is held back).
+        self._value_key = ""
+        self._value_types: Optional[frozenset[str]] = None
+        self._value_mode = _DISCARD
+        self._value_parts: list[str] = []
+        self._value_trim = ""
+        self._value_started = False
+        self._trim_held = False
+        self._quote = ""  # the quote that closes the literal string being read
+        self._scan_depth = 0  # in a literal's nested value: how deep, and the quote of the string it is in
+        self._scan_quote: Optional[str] = None
+        # What feed's fast path needs to continue a string value's text, set after each piece where it may.
+        self._fast_text: Optional[tuple[str, str, int, Callable[[str], None], str]] = None
+        if reasoning_open:
+            self._read_place = self._read_reasoning
+        elif format.channels is not None:
+            self._read_place = self._read_header  # the prompt opened the first message: its header comes first
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
@@ -201,10 +286,11 @@ class ModelOutputStream:
 
     def feed(self, text: Union[str, bytes, bytearray, memoryview]) -> list[ModelOutputEvent]:
         """Read the next piece of the output; return the events it completed, in order."""
+        # The hot path: the two common pieces, each with no character in it that could end what it continues.
         fast = self._fast
         if fast is not None and type(text) is str:
-            # The usual piece: more of a call's arguments, and no marker's first character in it. One append, one
-            # event, in the list the parser returned. (Nothing is held back, and after finish() no call streams.)
+            # More of a call's JSON arguments. One append, one event, in the list the parser returned. (Nothing is
+            # held back, and after finish() no call streams.)
             append, path, first, keep, index = fast
             if first not in text:
                 changes: list[Any] = append(text)
@@ -223,6 +309,27 @@ class ModelOutputStream:
                 self._events = []
                 self._read(text, self._read_json_changes(changes, len(text)))
                 return self._settle()
+        run = self._fast_text
+        if run is not None and type(text) is str:
+            # More of a string value's text: it goes out as JSON string content, less a newline the format's
+            # trimming may shed at the value's end.
+            first, second, index, keep, trim = run
+            if first not in text and second not in text:
+                if trim:
+                    held = self._trim_held
+                    if held:
+                        text = trim + text
+                    if text[-1:] == trim:
+                        text = text[:-1]
+                        if not held:
+                            self._trim_held = True
+                    elif held:
+                        self._trim_held = False
+                if not text:
+                    return []
+                piece = _escape(text)[1:-1]
+                keep(piece)
+                return [_new(ArgumentsDelta, (index, piece))]
         if self._finished:
             raise ValueError("feed() after finish(): the output has ended")
         if type(text) is not str:
@@ -239,13 +346,28 @@ class ModelOutputStream:
         return self._settle()
 
     def _settle(self) -> list[ModelOutputEvent]:
-        """The piece's events; and, where the next piece may take feed's fast path (a call's arguments stream,
-        nothing is held back, the stop markers begin with one character), what it needs."""
+        """The piece's events; and, where the next piece may take one of feed's fast paths, what it needs: a call's
+        arguments stream (nothing held back, the stop markers begin with one character), or a string value's text
+        does (nothing held back, at most two characters can end it)."""
         call = self._streaming_call
-        if call is not None and not self._held and self._stop_first is not None:
-            self._fast = (self._parser.append, self._streaming_path, self._stop_first, call.chunks.append, call.index)
-        else:
-            self._fast = None
+        self._fast = self._fast_text = None
+        if self._held:
+            pass
+        elif call is not None:
+            if self._stop_first is not None:
+                path, first = self._streaming_path, self._stop_first
+                self._fast = (self._parser.append, path, first, call.chunks.append, call.index)
+        elif self._value_mode is _STREAM and self._call is not None:
+            place = self._read_place
+            if place is self._read_value:
+                stops, trim = self._markers.value_firsts, self._value_trim
+            elif place is self._read_literal_string:
+                stops = self._quote[0] + "\\" if self._literal.escapes else self._markers.string_firsts  # type: ignore[union-attr]
+                trim = ""
+            else:
+                return self._events
+            if len(stops) <= 2 and (self._value_started or not trim):
+                self._fast_text = (stops[0], stops[-1], self._call.index, self._call.chunks.append, trim)
         return self._events
 
     def _read(self, text: str, position: int) -> None:
@@ -260,7 +382,7 @@ class ModelOutputStream:
         if self._finished:
             return []
         self._finished = True
-        self._fast = None
+        self._fast = self._fast_text = None
         events: list[Any] = []
         self._events = events
         if self._decoder is not None:
@@ -274,11 +396,13 @@ class ModelOutputStream:
                 self._end_open_call("the model's output ended inside them")
         elif place == self._read_header:
             self._abandon_header(held)
+        elif self._call is not None:  # inside a text format's call: between parameters, in a header or a value
+            self._end_open_call("the model's output ended inside them")
         elif held and place == self._read_reasoning:
             self._emit_reasoning(held)
-        elif held and (place == self._read_content or place == self._read_section):
-            self._emit_content(held)
-        # Otherwise (after a begin marker, after a call's JSON) what is held began an end marker: nothing to say.
+        elif (place == self._read_content or place == self._read_section) and (held or self._section_opener):
+            self._emit_content(self._section_opener + held)
+        # Otherwise (after a call's JSON) what is held began an end marker: nothing to say.
         return events
 
     # --- Input --------------------------------------------------------------------------------------------------
@@ -361,23 +485,32 @@ class ModelOutputStream:
         self._call = None
         self._element = None
         self._streaming_call = None
+        self._value_mode = _DISCARD
         if call is not None:
             self._end_call(call, cut_off)
 
     # --- Content, reasoning, sections ----------------------------------------------------------------------------
 
     def _read_content(self, text: str, position: int) -> int:
-        if self.format.bare_json_start and not self._content_started:
+        if not self._content_started and (self.format.bare_json_start or self.format.output_section_begin):
             start = position
             while position < len(text) and text[position] in _BLANKS:
                 position += 1
             if position == len(text):
                 self._held = text[start:]  # blank so far: the calls may still start the output
                 return position
-            if text[position] == "{":
+            if self.format.bare_json_start and text[position] == "{":
                 self._content_started = True
                 self._enter_section()
                 return position
+            opener = self._marker_at(self._markers.output_section, text, position)
+            if opener is None:
+                self._held = text[start:]
+                return len(text)
+            if opener:
+                self._content_started = True
+                self._enter_section(text[start:position] + opener)
+                return position + len(opener)
             position = start
         markers = self._markers.content
         found, marker = markers.find(text, position)
@@ -388,13 +521,19 @@ class ModelOutputStream:
             self._held = text[end:]
             return len(text)
         self._content_started = True
+        self._follow_marker(marker)
+        return found + len(marker)
+
+    def _follow_marker(self, marker: str) -> None:
+        """Where a marker found in content (or reasoning that such a marker ends) leads."""
         if self._reasoning is not None and marker == self._reasoning[0]:
             self._read_place = self._read_reasoning
         elif marker == self.format.call_begin:
             self._begin_call(marker)
-        else:
+        elif marker in self.format.section_begin:
             self._enter_section()
-        return found + len(marker)
+        else:  # the end of a message (Harmony's), a reasoning block's end, an ignored marker
+            self._read_place = self._read_content
 
     def _read_reasoning(self, text: str, position: int) -> int:
         markers = self._markers.reasoning
@@ -405,11 +544,15 @@ class ModelOutputStream:
         if found < 0:
             self._held = text[end:]
             return len(text)
-        self._read_place = self._read_content
+        if self._reasoning is not None and marker == self._reasoning[1]:
+            self._read_place = self._read_content
+        else:  # a call that ends the block (calls_end_reasoning), or the end of Harmony's analysis message
+            self._follow_marker(marker)
         return found + len(marker)
 
-    def _enter_section(self) -> None:
+    def _enter_section(self, opener: str = "") -> None:
         self._in_section = True
+        self._section_opener = opener
         self._read_place = self._read_section
 
     def _read_section(self, text: str, position: int) -> int:
@@ -433,23 +576,34 @@ class ModelOutputStream:
         if marker:  # the section's end
             self._leave_section()
             return position + len(marker)
-        if self.format.call_begin is None and text[position] in "{[":
-            self._begin_json(text[position])
-            return position
+        if self.format.call_begin is None:
+            if self.format.payload == "literal":  # a pythonic call begins with its name
+                opener, self._section_opener = self._section_opener, ""
+                self._begin_call(opener + text[start:position])
+                return position
+            if text[position] in "{[":
+                self._begin_json(text[position])
+                return position
         self._leave_section()  # the section is over: what follows the last call is content, blanks and all
         return start
 
     def _leave_section(self) -> None:
         self._in_section = False
+        self._section_opener = ""
         self._read_place = self._read_content
 
-    def _marker_at(self, markers: Markers, text: str, position: int) -> Optional[str]:
+    def _marker_at(self, markers: Markers, text: str, position: int, longest: bool = False) -> Optional[str]:
         """The marker at ``position``; ``""`` where none is; None where the text ends inside what may be the
-        beginning of one (for the caller to hold back)."""
+        beginning of one (for the caller to hold back), or, with ``longest``, of a longer one than is there (a
+        Python string's ``'`` that may be the start of ``'''``)."""
+        tail = text[position:]
         for marker in markers.markers:
             if text.startswith(marker, position):
+                if longest and any(
+                    len(tail) < len(other) and other.startswith(tail) for other in markers.markers if other != marker
+                ):
+                    return None
                 return marker
-        tail = text[position:]
         if any(len(tail) < len(marker) and marker.startswith(tail) for marker in markers.markers):
             return None
         return ""
@@ -457,9 +611,10 @@ class ModelOutputStream:
     # --- A call: its header, its JSON, and its end --------------------------------------------------------------
 
     def _begin_call(self, marker: str) -> None:
-        """After a call's begin marker: its header, or its JSON."""
+        """After a call's begin marker (or, for a call that begins with its name, the text before it): its
+        header, or its JSON."""
         self._call_marker = marker
-        if self.format.header_end is not None:
+        if self.format.header_end is not None or self.format.payload == "parameters":
             self._header = []
             self._header_length = 0
             self._read_place = self._read_header
@@ -479,7 +634,12 @@ class ModelOutputStream:
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
         if end > position:
-            self._header.append(text[position:end])
+            part = text[position:end]
+            name_chars = self.format.name_chars
+            if name_chars is not None and not name_chars.fullmatch(part):
+                self._abandon_header("")  # a call's name has no such character: it was no call
+                return position
+            self._header.append(part)
             self._header_length += end - position
         if found < 0:
             if self._header_length > _HEADER_LIMIT:
@@ -487,17 +647,43 @@ class ModelOutputStream:
             else:
                 self._held = text[end:]
             return len(text)
-        name, call_id = self._read_name("".join(self._header))
+        header = "".join(self._header)
+        format = self.format
+        if format.channels is not None:
+            if marker != format.header_end:  # a message that never began: its text was content
+                self._abandon_header("")
+                return found
+            self._open_message(header)
+            return found + len(marker)
+        name, call_id = self._read_name(header)
+        if format.name_chars is not None and (marker != format.header_end or not name):
+            self._abandon_header("")
+            return found
         call = _Call(name, call_id)
-        if marker == self.format.header_end:
+        payload = format.payload
+        parameters = self._parameters
+        if marker == format.header_end or (parameters is not None and marker == parameters.begin):
             self._call = call
             self._start_call(call)
-            self._begin_json("")
+            if payload == "arguments":
+                self._begin_json("")
+            elif payload == "literal":
+                self._read_place = self._read_literal_key
+            elif marker == format.header_end:
+                self._read_place = self._read_between_parameters
+            else:
+                self._begin_parameter()
             return found + len(marker)
-        call.error = f"Tool call has no arguments: {marker} came where {self.format.header_end} was expected"
+        if parameters is not None and format.header_end is None and marker == format.call_end:
+            self._call = call  # a call that writes no parameters (GLM's <tool_call>NAME</tool_call>)
+            self._start_call(call)
+            self._close_arguments()
+            self._after_call()
+            return found + len(marker)
+        call.error = f"Tool call has no arguments: {marker} came where {format.header_end} was expected"
         self._end_call(call)
         self._after_call()
-        return found + len(marker) if marker == self.format.call_end else found
+        return found + len(marker) if marker == format.call_end else found
 
     def _read_name(self, header: str) -> tuple[str, Optional[str]]:
         """The tool's name and the call's id (None where the format carries none) out of a call's header."""
@@ -513,8 +699,29 @@ class ModelOutputStream:
         text = self._call_marker + "".join(self._header) + rest
         self._header = []
         self._header_length = 0
+        self._call_marker = ""
         self._leave_section()
-        self._emit_content(text)
+        if text:
+            self._emit_content(text)
+
+    def _open_message(self, header: str) -> None:
+        """A Harmony message's header is complete: a recipient makes the body a call's JSON arguments; else the
+        channel says whether the body is reasoning or content."""
+        channels = self.format.channels
+        assert channels is not None
+        recipient = channels.recipient.search(header)
+        if recipient is not None:
+            name = recipient.group("recipient")
+            if channels.recipient_prefix and name.startswith(channels.recipient_prefix):
+                name = name[len(channels.recipient_prefix) :]
+            call = _Call(name)
+            self._call = call
+            self._start_call(call)
+            self._begin_json("")
+            return
+        channel = channels.channel.search(header)
+        kind = dict(channels.kinds).get(channel.group("channel") if channel is not None else "", "content")
+        self._read_place = self._read_reasoning if kind == "reasoning" else self._read_content
 
     def _begin_json(self, first: str) -> None:
         """The JSON of a call starts (or, in a section, of an array of calls); ``first`` is its first character
@@ -649,8 +856,8 @@ class ModelOutputStream:
             call.arguments_done = True
 
     def _read_after_json(self, text: str, position: int) -> int:
-        """After a call's JSON: blanks, the text that closes its arguments (a fence), then its end marker; for a
-        format without one, what follows is the next call or content."""
+        """After a call's JSON (or a literal call's arguments): blanks, the text that closes its arguments (a
+        fence), then its end marker; for a format without one, what follows is the next call or content."""
         if self.format.call_end is None:
             self._after_call()
             return position
@@ -674,4 +881,545 @@ class ModelOutputStream:
     def _after_call(self) -> None:
         self._call = None
         self._parser = None
+        self._value_mode = _DISCARD
         self._read_place = self._read_section if self._in_section else self._read_content
+
+    # --- The text formats: the arguments' JSON written from their parameters ------------------------------------
+
+    def _begin_value(self, key: Optional[str]) -> None:
+        """A parameter begins: its key goes out (``{"key": `` or ``, "key": ``) and its types are looked up; the
+        caller sets how its value is read. A parameter without a name is read and dropped (an error of the call)."""
+        call = self._call
+        self._value_key = key or ""
+        self._value_parts = []
+        self._value_started = False
+        self._trim_held = False
+        self._value_mode = _DISCARD
+        if call is None:
+            return
+        if not key:
+            if call.error is None:
+                call.error = "Tool call has a value without a parameter name"
+            return
+        if key in call.keys and call.error is None:
+            call.error = f"Tool call gives the parameter {key!r} twice"
+        call.keys.add(key)
+        self._value_types = self._schemas.parameter_types(call.name, key)
+        self._emit_arguments(call, ("{" if not call.opened else ", ") + _escape(key) + ": ")
+        call.opened = True
+
+    def _set_value_mode(self, mode: str) -> None:
+        self._value_mode = mode
+        if mode is _STREAM and self._call is not None:
+            self._emit_arguments(self._call, '"')
+
+    def _take_value_text(self, text: str) -> None:
+        """More of the value's text: out as JSON string content (the trimming rule applied: the value's first
+        newline shed, a last one held back), or kept to be typed when the value ends."""
+        if not text:
+            return
+        mode = self._value_mode
+        if mode is _STREAM:
+            trim = self._value_trim
+            if trim:
+                if not self._value_started:
+                    self._value_started = True
+                    if text[0] == trim:
+                        text = text[1:]
+                if self._trim_held:
+                    text = trim + text
+                self._trim_held = text[-1:] == trim
+                if self._trim_held:
+                    text = text[:-1]
+            self._value_started = True
+            if text and self._call is not None:
+                self._emit_arguments(self._call, _escape(text)[1:-1])
+        elif mode is not _DISCARD:
+            self._value_parts.append(text)
+
+    def _end_value(self) -> None:
+        """The value is complete: a streamed string closes; a value kept whole goes out as its JSON, or, where it is
+        none of its types, as a string, and the call ends with an error naming the parameter."""
+        call, mode = self._call, self._value_mode
+        self._value_mode = _DISCARD
+        if call is None or mode is _DISCARD:
+            return
+        if mode is _STREAM:
+            self._emit_arguments(call, '"')
+            return
+        text = "".join(self._value_parts)
+        self._value_parts = []
+        trim = self._value_trim
+        if trim and mode is _TYPED:
+            if text[:1] == trim:
+                text = text[1:]
+            if text[-1:] == trim:
+                text = text[:-1]
+        types = self._value_types
+        if mode is _TYPED:
+            found, wanted = typed_json(text, types or STRING), describe_types(types or STRING)
+        elif mode is _JSON:
+            found, wanted = _json_text(text), "JSON"
+        elif mode is _PYTHON:
+            found, wanted = python_literal_json(text), "a Python literal"
+        else:
+            found, wanted = self._gemma_json(text, types), describe_types(types) if types else "a value"
+        if found is None:
+            if call.error is None:
+                call.error = f"Tool call parameter {self._value_key!r} is not {wanted}: {text!r}"
+            found = _escape(text)
+        self._emit_arguments(call, found)
+
+    def _gemma_json(self, text: str, types: Optional[frozenset[str]]) -> Optional[str]:
+        """A Gemma 4 value kept whole: without a schema, by its own syntax (a bare word a number, a name or a
+        string); with one, a bare word typed as raw text, a nested value where its kind is among the types (else
+        its text, where a string is)."""
+        literal = self._literal
+        assert literal is not None
+        stripped = text.strip(_BLANKS)
+        if stripped[:1] in ("{", "["):
+            found = gemma_literal_json(stripped, literal.quotes[0], self._markers.names)
+            if types is None or found is None:
+                return found
+            if ("object" if stripped[0] == "{" else "array") in types:
+                return found
+            return _escape(stripped) if "string" in types else None
+        if types is None:
+            return bare_word_json(stripped, self._markers.names) if stripped else None
+        return typed_json(stripped, types)
+
+    def _close_arguments(self) -> None:
+        """The call's parameters are over: its JSON closes (``{}`` if it had none) and the call ends."""
+        call = self._call
+        if call is not None:
+            self._emit_arguments(call, "}" if call.opened else "{}")
+        self._end_open_call(None)
+
+    def _cut_call(self, marker: str) -> int:
+        """A stop marker came inside a call's arguments: the call ends, cut off; returns how much of the marker is
+        read (a call's end marker is, the next call's or the section's end is read next)."""
+        self._end_open_call(f"{marker} came before they were complete")
+        self._after_call()
+        return len(marker) if marker == self.format.call_end else 0
+
+    # Parameters: BEGIN header HEADER_END [VALUE_BEGIN] value END, blanks between (Qwen3-Coder, GLM, MiniMax, DSML).
+
+    def _read_between_parameters(self, text: str, position: int) -> int:
+        length = len(text)
+        while position < length and text[position] in _BLANKS:
+            position += 1
+        if position == length:
+            return position
+        markers = self._markers.between_parameters
+        marker = self._marker_at(markers, text, position)
+        if marker is None:
+            self._held = text[position:]
+            return length
+        if self._parameters is not None and marker == self._parameters.begin:
+            self._begin_parameter()
+            return position + len(marker)
+        if marker:  # the call's end; or, its end marker forgotten, what follows a call
+            self._close_arguments()
+            self._after_call()
+            return position + len(marker) if marker == self.format.call_end else position
+        # Text that is no parameter: read past it to the next marker, and say so.
+        call = self._call
+        if call is not None and call.error is None:
+            call.error = "Tool call has text outside its parameters"
+        found, _ = markers.find(text, position)
+        if found < 0:
+            self._held = text[markers.held_from(text, position) :]
+            return length
+        return found
+
+    def _begin_parameter(self) -> None:
+        self._header = []
+        self._header_length = 0
+        self._read_place = self._read_parameter_header
+
+    def _read_parameter_header(self, text: str, position: int) -> int:
+        parameters = self._parameters
+        assert parameters is not None
+        markers = self._markers.parameter_header
+        found, marker = markers.find(text, position)
+        end = found if found >= 0 else markers.held_from(text, position)
+        if end > position:
+            self._header.append(text[position:end])
+            self._header_length += end - position
+        if found < 0:
+            if self._header_length > _HEADER_LIMIT:
+                return position + self._cut_call("a parameter's header of over 1,024 characters")
+            self._held = text[end:]
+            return len(text)
+        if marker != parameters.header_end:
+            return found + self._cut_call(marker)
+        header = "".join(self._header)
+        self._header = []
+        pattern = parameters.header
+        matched = pattern.fullmatch(header)
+        name = (matched.group("name") if matched is not None else header.strip(_BLANKS)) or ""
+        self._begin_value(name)
+        if name and self._call is not None:
+            if "string" in pattern.groupindex and (matched is None or matched.group("string") != "true"):
+                mode = _JSON  # DeepSeek V3.2's string="false" (or no attribute): the value is JSON
+            else:
+                types = self._value_types
+                mode = _STREAM if types is None or types == STRING else _TYPED
+            self._value_trim = parameters.trim if mode is not _JSON else ""
+            self._set_value_mode(mode)
+        self._read_place = self._read_before_value if parameters.value_begin else self._read_value
+        return found + len(marker)
+
+    def _read_before_value(self, text: str, position: int) -> int:
+        length = len(text)
+        while position < length and text[position] in _BLANKS:
+            position += 1
+        if position == length:
+            return position
+        marker = self._marker_at(self._markers.value_begin, text, position)
+        if marker is None:
+            self._held = text[position:]
+            return length
+        if self._parameters is not None and marker == self._parameters.value_begin:
+            self._read_place = self._read_value
+            return position + len(marker)
+        if marker:
+            return position + self._cut_call(marker)
+        call = self._call
+        if call is not None and call.error is None:
+            call.error = f"Tool call parameter {self._value_key!r} has no {self._parameters.value_begin}"  # type: ignore[union-attr]
+        self._read_place = self._read_value  # read it as its value all the same
+        return position
+
+    def _read_value(self, text: str, position: int) -> int:
+        markers = self._markers.value
+        found, marker = markers.find(text, position)
+        end = found if found >= 0 else markers.held_from(text, position)
+        if end > position:
+            self._take_value_text(text if position == 0 and end == len(text) else text[position:end])
+        if found < 0:
+            self._held = text[end:]
+            return len(text)
+        self._end_value()
+        self._read_place = self._read_between_parameters
+        if self._parameters is not None and marker == self._parameters.end:
+            return found + len(marker)
+        return found  # its end marker forgotten: the next parameter or the call's end follows
+
+    # Literals: KEY SEPARATOR VALUE pairs joined by commas, up to END (Gemma 4's object, a pythonic call's keywords).
+
+    def _read_literal_key(self, text: str, position: int) -> int:
+        literal = self._literal
+        assert literal is not None
+        length = len(text)
+        while position < length and text[position] in " \t\n\r,":
+            position += 1
+        if position == length:
+            return position
+        if text.startswith(literal.end, position):
+            self._close_arguments()
+            self._read_place = self._read_after_json
+            return position + len(literal.end)
+        matched = literal.key_end.search(text, position)
+        if matched is None:
+            if length - position > _HEADER_LIMIT:
+                return position + self._cut_call("a parameter name of over 1,024 characters")
+            self._held = text[position:]
+            return length
+        found = matched.start()
+        key = text[position:found].strip(_BLANKS)
+        if text.startswith(literal.separator, found):
+            self._begin_value(key)
+            self._read_place = self._read_literal_value
+            return found + len(literal.separator)
+        if text[found] == "," or text.startswith(literal.end, found):
+            if key:
+                self._note_positional()
+            return found
+        stops = self._markers.literal_stops
+        if stops:
+            stop = self._marker_at(stops, text, found)
+            if stop is None:
+                self._held = text[position:]
+                return length
+            if stop:
+                return found + self._cut_call(stop)
+        # A value without a name (a positional argument): read past it.
+        self._note_positional()
+        self._begin_value(None)
+        self._read_place = self._read_literal_value
+        return position
+
+    def _note_positional(self) -> None:
+        call = self._call
+        if call is not None and call.error is None:
+            call.error = "Tool call has a value without a parameter name (a positional argument)"
+
+    def _read_literal_value(self, text: str, position: int) -> int:
+        literal = self._literal
+        assert literal is not None
+        length = len(text)
+        while position < length and text[position] in _BLANKS:
+            position += 1
+        if position == length:
+            return position
+        quote = self._marker_at(self._markers.quotes, text, position, longest=True)
+        if quote is None:
+            self._held = text[position:]  # a quote, or a longer one
+            return length
+        discard = not self._value_key or self._call is None  # a value without a name is read and dropped
+        self._value_trim = ""
+        if quote:
+            self._quote = quote
+            types = self._value_types
+            if discard:
+                self._value_mode = _DISCARD
+            elif literal.python or types is None or types == STRING:
+                self._set_value_mode(_STREAM)  # a quoted string, streamed
+            else:
+                self._value_mode = _TYPED  # Gemma: a quoted string typed by a schema that is more than a string
+            self._read_place = self._read_literal_string
+            return position + len(quote)
+        self._scan_depth = 0
+        self._scan_quote = None
+        if not discard:
+            self._value_mode = _PYTHON if literal.python else _GEMMA
+        self._read_place = self._read_literal_other
+        return position
+
+    def _read_literal_string(self, text: str, position: int) -> int:
+        literal = self._literal
+        assert literal is not None
+        quote = self._quote
+        length = len(text)
+        if not literal.escapes:
+            markers = self._markers.string
+            found, marker = markers.find(text, position)
+            end = found if found >= 0 else markers.held_from(text, position)
+            if end > position:
+                self._take_value_text(text[position:end])
+            if found < 0:
+                self._held = text[end:]
+                return length
+            if marker != quote:
+                return found + self._cut_call(marker)
+            self._end_value()
+            self._read_place = self._read_literal_after_value
+            return found + len(marker)
+        first = quote[0]
+        while True:
+            at_quote = text.find(first, position)
+            at_escape = text.find("\\", position, at_quote if at_quote >= 0 else length)
+            stop = at_escape if at_escape >= 0 else at_quote
+            if stop < 0:
+                self._take_value_text(text[position:] if position else text)
+                return length
+            if stop > position:
+                self._take_value_text(text[position:stop])
+            if stop == at_escape:
+                decoded, after = _python_escape(text, stop, quote)
+                if after < 0:
+                    self._held = text[stop:]
+                    return length
+                self._take_value_text(decoded)
+                position = after
+                continue
+            if text.startswith(quote, stop):
+                self._end_value()
+                self._read_place = self._read_literal_after_value
+                return stop + len(quote)
+            if length - stop < len(quote) and quote.startswith(text[stop:]):
+                self._held = text[stop:]
+                return length
+            self._take_value_text(first)
+            position = stop + 1
+
+    def _read_literal_after_value(self, text: str, position: int) -> int:
+        literal = self._literal
+        assert literal is not None
+        length = len(text)
+        while position < length and text[position] in _BLANKS:
+            position += 1
+        if position == length:
+            return position
+        if text[position] == "," or text.startswith(literal.end, position):
+            self._read_place = self._read_literal_key
+            return position
+        call = self._call
+        if call is not None and call.error is None:
+            call.error = f"Tool call has text after the value of {self._value_key!r}"
+        self._begin_value(None)
+        self._scan_depth = 0
+        self._scan_quote = None
+        self._read_place = self._read_literal_other
+        return position
+
+    def _read_literal_other(self, text: str, position: int) -> int:
+        """A value that is not a quoted string (a number, a name, a nested list or object): read up to the comma or
+        the end of the arguments outside any bracket or string, and kept whole."""
+        literal = self._literal
+        assert literal is not None
+        length = len(text)
+        start = position
+        depth, inside = self._scan_depth, self._scan_quote
+        escapes = literal.escapes
+        significant = _PYTHON_SIGNIFICANT if escapes else None
+        markers = self._markers.other
+        while True:
+            if significant is not None:
+                matched = significant.search(text, position)
+                at = matched.start() if matched is not None else -1
+            else:
+                at, _ = _first_of(text, position, "{}[],<")
+            if at < 0:
+                self._take_value_text(text[start:])
+                self._scan_depth, self._scan_quote = depth, inside
+                return length
+            char = text[at]
+            if inside is not None:
+                if escapes:
+                    if char == "\\":
+                        if at + 1 >= length:
+                            return self._hold_other(text, start, at, depth, inside)
+                        position = at + 2
+                        continue
+                    if text.startswith(inside, at):
+                        position = at + len(inside)
+                        inside = None
+                        continue
+                    if length - at < len(inside) and inside.startswith(text[at:]):
+                        return self._hold_other(text, start, at, depth, inside)
+                    position = at + 1
+                    continue
+                if char == "<":
+                    marker = self._marker_at(markers, text, at)
+                    if marker is None:
+                        return self._hold_other(text, start, at, depth, inside)
+                    if marker == inside:
+                        inside, position = None, at + len(marker)
+                        continue
+                    if marker:
+                        self._take_value_text(text[start:at])
+                        return at + self._cut_call(marker)
+                position = at + 1
+                continue
+            if escapes and char in "'\"":
+                triple = char * 3
+                if length - at < 3 and triple.startswith(text[at:]):
+                    return self._hold_other(text, start, at, depth, inside)
+                inside = triple if text.startswith(triple, at) else char
+                position = at + len(inside)
+                continue
+            if char == "<":
+                marker = self._marker_at(markers, text, at)
+                if marker is None:
+                    return self._hold_other(text, start, at, depth, inside)
+                if marker in literal.quotes:
+                    inside, position = marker, at + len(marker)
+                    continue
+                if marker:
+                    self._take_value_text(text[start:at])
+                    return at + self._cut_call(marker)
+                position = at + 1
+                continue
+            if char in "([{":
+                depth += 1
+            elif char in ")]}" and depth:
+                depth -= 1
+            elif not depth and (char == "," or text.startswith(literal.end, at)):  # outside every bracket: its end
+                self._take_value_text(text[start:at])
+                self._scan_depth, self._scan_quote = 0, None
+                self._end_value()
+                self._read_place = self._read_literal_key
+                return at
+            position = at + 1
+
+    def _hold_other(self, text: str, start: int, at: int, depth: int, inside: Optional[str]) -> int:
+        self._take_value_text(text[start:at])
+        self._scan_depth, self._scan_quote = depth, inside
+        self._held = text[at:]
+        return len(text)
+
+
+def _first_of(text: str, position: int, chars: str) -> tuple[int, str]:
+    """The first of ``chars`` in ``text[position:]``: where and which, or ``(-1, "")`` (one ``str.find`` each)."""
+    best, which = -1, ""
+    for char in chars:
+        found = text.find(char, position, best if best >= 0 else len(text))
+        if found >= 0:
+            best, which = found, char
+    return best, which
+
+
+_PYTHON_SIGNIFICANT = re.compile(r"""['"\\()\[\]{},]""")
+_SIMPLE_ESCAPES = {
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "n": "\n",
+    "r": "\r",
+    "t": "\t",
+    "v": "\v",
+    "\n": "",
+}
+_ESCAPE_LENGTHS = {"x": 2, "u": 4, "U": 8}
+
+
+def _python_escape(text: str, at: int, quote: str) -> tuple[str, int]:
+    """The escape sequence at ``text[at]`` (a backslash) in a Python string: what it stands for and where it ends,
+    or ``("", -1)`` where the text ends before it does. An unknown escape stands for itself, as in Python."""
+    length = len(text)
+    if at + 1 >= length:
+        return "", -1
+    char = text[at + 1]
+    simple = _SIMPLE_ESCAPES.get(char)
+    if simple is not None:
+        return simple, at + 2
+    if char == "\r":
+        if at + 2 >= length:
+            return "", -1
+        return "", at + 3 if text[at + 2] == "\n" else at + 2
+    digits = _ESCAPE_LENGTHS.get(char)
+    if digits is not None:
+        end = at + 2 + digits
+        if end > length:
+            return "", -1
+        try:
+            return chr(int(text[at + 2 : end], 16)), end
+        except ValueError:  # not hexadecimal (a syntax error in Python): the text as written
+            return text[at : at + 2], at + 2
+    if "0" <= char <= "7":
+        end = at + 1
+        while end < length and end < at + 4 and "0" <= text[end] <= "7":
+            end += 1
+        if end == length and end < at + 4:
+            return "", -1  # more digits may follow
+        return chr(int(text[at + 1 : end], 8)), end
+    if char == "N" and at + 2 >= length:
+        return "", -1
+    if char == "N" and text[at + 2] == "{":
+        close = text.find("}", at + 3, at + 103)  # (Unicode's longest character name is 88 letters)
+        if close < 0:
+            return ("", -1) if length - at < 103 else (text[at : at + 2], at + 2)
+        try:
+            return unicodedata.lookup(text[at + 3 : close]), close + 1
+        except KeyError:
+            return text[at : at + 2], at + 2
+    return text[at : at + 2], at + 2
+
+
+def _json_text(text: str) -> Optional[str]:
+    """A value the model says is JSON: its text as written (blanks around it dropped) where it is JSON."""
+    stripped = text.strip(_BLANKS)
+    try:
+        json.loads(stripped, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return None
+    return stripped
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
