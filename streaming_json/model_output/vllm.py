@@ -213,7 +213,16 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
         self._tool_names = tool_names(tools)
         self._stream: Optional[ModelOutputStream] = None
         self._deltas = _Deltas(self)
-        self._arguments: dict[int, list[str]] = {}  # each call's argument text, until it ends
+        self._given_text_so_far = False  # the caller passes previous_text (vLLM's contract before engine parsers)
+
+    def _begin_output(self, request: Any) -> ModelOutputStream:
+        """A new output begins: a new stream, and the state read back from the parser starts over."""
+        self.prev_tool_call_arr = []
+        self.streamed_args_for_tool = []
+        self.current_tool_id = -1
+        self.current_tool_name_sent = False
+        stream = self._stream = self._new_stream(request)
+        return stream
 
     def _new_stream(self, request: Any = None) -> ModelOutputStream:
         names = self._tool_names
@@ -242,7 +251,8 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
     def adjust_request(self, request: Any) -> Any:
         """vLLM's adjustments (structured output for forced tool choices), and ``skip_special_tokens=False`` where
         the format's markers are special tokens: the detokenizer must not drop them before the parser reads them."""
-        request = super().adjust_request(request)
+        if request.tool_choice not in ("auto", "none", None):
+            request = super().adjust_request(request)  # vLLM's adjustments are for forced tool choices only
         if request.tools and request.tool_choice != "none" and self._markers_are_special():
             request.skip_special_tokens = False
         return request
@@ -254,7 +264,10 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
         return any(marker in special for marker in format_markers(self.format))
 
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
-        """The calls of a whole output and its content, read as the streaming path reads them."""
+        """The calls of a whole output and its content, read as the streaming path reads them. Where a call is in
+        error (its arguments malformed or cut off, no name, a tool not in the request's), the output is no call: it
+        is returned whole, as written, as content; a stream cannot take back a call it has sent, a whole output can
+        be given back as the model wrote it."""
         stream = self._new_stream(request)
         events = stream.feed(model_output) + stream.finish()
         content: list[str] = []
@@ -270,6 +283,8 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
             elif event.kind == "arguments":
                 arguments[event.index].append(event.text)
             elif event.kind == "end":
+                if event.error is not None:
+                    return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
                 call_id, name = names[event.index]
                 calls.append(
                     ToolCall(id=call_id, function=FunctionCall(name=name, arguments="".join(arguments[event.index])))
@@ -287,10 +302,16 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
         delta_token_ids: Sequence[int],
         request: Any,
     ) -> Any:
-        """The ``DeltaMessage`` of one delta, or None where it completed nothing yet. Reads ``delta_text`` only."""
+        """The ``DeltaMessage`` of one delta, or None where it completed nothing yet. Reads ``delta_text`` only
+        (``previous_text`` only says whether a new output begins: a caller that passes the text so far passes it
+        empty again for the next output)."""
         stream = self._stream
+        if previous_text:
+            self._given_text_so_far = True
+        elif self._given_text_so_far:
+            stream = None
         if stream is None:
-            stream = self._stream = self._new_stream(request)
+            stream = self._begin_output(request)
         return self._deltas.message(stream.feed(delta_text))
 
     def finish_streaming(self) -> Any:

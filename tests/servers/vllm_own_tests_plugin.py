@@ -105,7 +105,9 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     entry = _outcomes.setdefault(report.nodeid, {"outcome": "passed", "ours": False})
     entry["ours"] = entry["ours"] or _ran_ours
     xfail = hasattr(report, "wasxfail")
-    if report.failed:
+    if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
+        entry["outcome"] = "xpassed"  # a test vLLM marks as its parser's known failure, passed
+    elif report.failed:
         entry["outcome"] = "failed" if report.when == "call" else "error"
         entry["message"] = str(report.longrepr)[-2000:]
     elif report.skipped and entry["outcome"] == "passed":
