@@ -48,7 +48,9 @@ def _load(name: str) -> Any:
 
 
 def _texts(root: Path) -> list[str]:
-    return [path.read_text("utf-8", "replace") for path in sorted((root / "tests").rglob("*.py"))]
+    """What the tokenizer learns its words from: the sources of the tests that read model outputs."""
+    folders = [root / "tests" / "tool_parsers", root / "tests" / "parser"]
+    return [path.read_text("utf-8", "replace") for folder in folders for path in sorted(folder.rglob("*.py"))]
 
 
 def _install_tokenizer(root: Path) -> None:
