@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import importlib
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Optional
 
 from ._events import ModelOutputEvent
 from ._formats import FORMATS, ToolCallFormat
 from ._markers import Markers
+from ._servers import PREFIX, format_markers, grouped, tool_names
 from ._stream import ModelOutputStream
 
 __all__ = [
@@ -87,7 +88,6 @@ ExtractedToolCallInformation = _first("ExtractedToolCallInformation", *_PROTOCOL
 ToolCall = _first("ToolCall", *_PROTOCOL)
 FunctionCall = _first("FunctionCall", *_PROTOCOL)
 
-PREFIX = "streaming_json_"
 THINK_PARSER_NAME = PREFIX + "think"
 PLUGIN_FILE = Path(__file__).resolve().with_name("_vllm_plugin.py")
 """The file to pass to ``--tool-parser-plugin`` (and ``--reasoning-parser-plugin``)."""
@@ -105,12 +105,6 @@ def _new_call_id_maker() -> Callable[[int], str]:
 
 
 _new_call_id = _new_call_id_maker()
-
-
-def format_markers(format: ToolCallFormat) -> tuple[str, ...]:
-    """The markers that delimit the format's calls (what a tokenizer may hold as special tokens)."""
-    markers = [*format.section_begin, *format.section_end, format.call_begin, format.call_end, format.header_end]
-    return tuple(dict.fromkeys(marker for marker in markers if marker))
 
 
 def special_tokens(tokenizer: Any) -> Optional[set[str]]:
@@ -134,25 +128,10 @@ def special_tokens(tokenizer: Any) -> Optional[set[str]]:
     return found if told else None
 
 
-def tool_names(tools: Optional[Iterable[Any]]) -> Optional[list[str]]:
-    """The names of a request's tools (vLLM's tool models, or their dicts), or None where there are none."""
-    if not tools:
-        return None
-    names = []
-    for tool in tools:
-        function = tool.get("function") if isinstance(tool, dict) else getattr(tool, "function", None)
-        name = function.get("name") if isinstance(function, dict) else getattr(function, "name", None)
-        if name is None:  # the Responses API's FunctionTool: the name is the tool's own
-            name = tool.get("name") if isinstance(tool, dict) else getattr(tool, "name", None)
-        if isinstance(name, str):
-            names.append(name)
-    return names or None
-
-
 class _Deltas:
-    """Turns the events of one piece into one ``DeltaMessage``: the content joined, each call's start and argument
-    text in one ``DeltaToolCall`` (several calls in a piece, as under speculative decoding, make several), and the
-    calls' state kept for the serving layer."""
+    """Turns the events of one piece into one ``DeltaMessage`` (or None where the piece completed nothing): the
+    content, and a ``DeltaToolCall`` per call in the piece, its id and name where it starts; and keeps the calls'
+    state that the serving layer reads back."""
 
     __slots__ = ("parser",)
 
@@ -165,40 +144,28 @@ class _Deltas:
         if len(events) == 1:  # the usual piece: more of a call's arguments, or of the content
             (event,) = events
             if event.kind == "arguments":
+                self.parser._texts[event.index].append(event.text)
                 return DeltaMessage(
                     tool_calls=[DeltaToolCall(index=event.index, function=DeltaFunctionCall(arguments=event.text))]
                 )
             if event.kind == "content":
                 return DeltaMessage(content=event.text) if event.text else None
-        content: list[str] = []
-        calls: list[Any] = []  # DeltaToolCall, one per call and piece
+        piece = grouped(events)
         parser = self.parser
-        for event in events:
-            kind = event.kind
-            if kind == "content":
-                content.append(event.text)
-            elif kind == "arguments":
-                last = calls[-1] if calls else None
-                if last is not None and last.index == event.index:
-                    last.function.arguments = (last.function.arguments or "") + event.text
-                else:
-                    calls.append(DeltaToolCall(index=event.index, function=DeltaFunctionCall(arguments=event.text)))
-            elif kind == "start":
-                parser._start(event.index, event.name)
-                calls.append(
-                    DeltaToolCall(
-                        index=event.index,
-                        id=event.id,
-                        type="function",
-                        function=DeltaFunctionCall(name=event.name, arguments=""),
-                    )
-                )
-            elif kind == "end":
-                parser._end(event.index, event.arguments)
-        text = "".join(content)
-        if not text and not calls:
+        calls = []
+        for call in piece.calls:
+            if call.name is None:
+                calls.append(DeltaToolCall(index=call.index, function=DeltaFunctionCall(arguments=call.arguments)))
+            else:
+                parser._start(call.index, call.name)
+                function = DeltaFunctionCall(name=call.name, arguments=call.arguments)
+                calls.append(DeltaToolCall(index=call.index, id=call.id, type="function", function=function))
+            parser._texts[call.index].append(call.arguments)
+        for index, arguments, _ in piece.ends:
+            parser._end(index, arguments)
+        if not piece.content and not calls:
             return None
-        return DeltaMessage(content=text or None, tool_calls=calls)
+        return DeltaMessage(content=piece.content or None, tool_calls=calls)
 
 
 class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class: Any to the type checker
@@ -214,11 +181,13 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
         self._stream: Optional[ModelOutputStream] = None
         self._deltas = _Deltas(self)
         self._given_text_so_far = False  # the caller passes previous_text (vLLM's contract before engine parsers)
+        self._texts: list[list[str]] = []  # each call's argument text as streamed, until it ends
 
     def _begin_output(self, request: Any) -> ModelOutputStream:
         """A new output begins: a new stream, and the state read back from the parser starts over."""
         self.prev_tool_call_arr = []
         self.streamed_args_for_tool = []
+        self._texts = []
         self.current_tool_id = -1
         self.current_tool_name_sent = False
         stream = self._stream = self._new_stream(request)
@@ -237,10 +206,12 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
         self.current_tool_name_sent = True
         self.prev_tool_call_arr.append({"name": name, "arguments": {}})
         self.streamed_args_for_tool.append("")
+        self._texts.append([])
 
     def _end(self, index: int, arguments: dict[str, Any]) -> None:
-        if index < len(self.prev_tool_call_arr):
-            self.prev_tool_call_arr[index]["arguments"] = arguments
+        self.prev_tool_call_arr[index]["arguments"] = arguments
+        self.streamed_args_for_tool[index] = "".join(self._texts[index])
+        self._texts[index] = []
 
     def get_remaining_unstreamed_args(self) -> str:
         """Nothing: every argument character went out as it was read."""

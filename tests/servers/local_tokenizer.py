@@ -18,7 +18,13 @@ from typing import Any
 
 # Every format's markers, one special token each: the JSON formats', the reasoning blocks', and the markers of the
 # formats vLLM reads with its engine (qwen3_coder, glm47, minimax_m2, deepseek_v32, seed_oss, gemma4, harmony).
-DEEPSEEK = ["<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"]
+DEEPSEEK = [
+    "<｜tool▁calls▁begin｜>",
+    "<｜tool▁calls▁end｜>",
+    "<｜tool▁call▁begin｜>",
+    "<｜tool▁call▁end｜>",
+    "<｜tool▁sep｜>",
+]
 KIMI = [
     "<|tool_calls_section_begin|>",
     "<|tool_calls_section_end|>",

@@ -48,8 +48,7 @@ VLLM_CHOICES = {
         "content as a loss)"
     ),
     _KIMI + "TestStreamingEdgeCases::test_content_after_tool_section": (
-        "asserts that the text after the tool section is dropped; ours gives it as content (a loss in issue 20's "
-        "table)"
+        "asserts that the text after the tool section is dropped; ours gives it as content (a loss in issue 20's table)"
     ),
     _KIMI + "TestExtractToolCalls::test_invalid_json_still_extracted": (
         "vLLM's Kimi K2 parser returns a call whose arguments are malformed; its Hermes and Llama 3 parsers return "
@@ -136,13 +135,11 @@ def table(theirs: dict[str, dict[str, Any]], ours: dict[str, dict[str, Any]]) ->
         their_counts = Counter(theirs[test]["outcome"] for test in mine if test in theirs)
         our_counts = Counter(ours[test]["outcome"] for test in mine)
         failing = [test for test in mine if ours[test]["outcome"] in ("failed", "error")]
-        kinds = [
-            sum(test in listed for test in failing) for listed in (NOT_APPLICABLE, VLLM_CHOICES, STREAM_NEEDS)
-        ]
+        kinds = [sum(test in listed for test in failing) for listed in (NOT_APPLICABLE, VLLM_CHOICES, STREAM_NEEDS)]
 
-        def cell(counter: Counter[str]) -> str:
+        def cell(counter: Counter[str], total: int = len(mine)) -> str:
             extra = ", ".join(f"{counter[k]} {k}" for k in ("xfailed", "xpassed", "skipped") if counter[k])
-            return f"{counter['passed']} of {len(mine)}" + (f" ({extra})" if extra else "")
+            return f"{counter['passed']} of {total}" + (f" ({extra})" if extra else "")
 
         rows.append(
             f"| {format_name} | {Path(files[0]).name} | {cell(their_counts)} | {cell(our_counts)} | "

@@ -55,7 +55,6 @@ def _texts(root: Path) -> list[str]:
 
 def _install_tokenizer(root: Path) -> None:
     import transformers
-
     import vllm.tokenizers
 
     tokenizer = _load("local_tokenizer").make_tokenizer(_texts(root))
@@ -73,9 +72,9 @@ def _install_tokenizer(root: Path) -> None:
 def _install_ours() -> None:
     from importlib import import_module
 
-    from streaming_json.model_output import vllm as ours
-
     from vllm.tool_parsers import ToolParserManager
+
+    from streaming_json.model_output import vllm as ours
 
     for name, (module_name, class_name) in VLLM_PARSERS.items():
         parser_class = ours.TOOL_PARSERS[name]
