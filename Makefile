@@ -21,6 +21,7 @@ PRODUCER_VENV := .venv-producer
 PRODUCER_STAMP := $(PRODUCER_VENV)/.installed
 SERVERS_VENV := .venv-servers
 SERVERS_STAMP := $(SERVERS_VENV)/.installed
+SERVERS_TESTS ?= tests/servers
 PYPY_STAMP := $(PYPY_VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
@@ -165,7 +166,7 @@ $(SERVERS_STAMP): tests/servers/requirements.txt bench/producer-requirements.txt
 # warns at import that parts of it are deprecated, which is torch's matter, not a test's.
 test-servers: $(SERVERS_STAMP)
 	$(SERVERS_VENV)/bin/python -m pytest -q -p no:asyncio -p no:cacheprovider \
-		-W 'ignore:`torch.jit.script_method` is deprecated:DeprecationWarning' tests/servers $(SERVERS_ARGS)
+		-W 'ignore:`torch.jit.script_method` is deprecated:DeprecationWarning' $(SERVERS_TESTS)
 
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris || true

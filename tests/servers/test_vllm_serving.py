@@ -214,12 +214,15 @@ async def _engine_outputs(pieces: list[tuple[str, list[int]]]) -> Any:
 
 
 def sse_of(output: Output, cut: str, seed: int) -> bytes:
+    from vllm.entrypoints.openai.chat_completion.serving import RequestResponseMetadata
+
     chat = serving_chat(output.format_name)
     request = request_for()
+    metadata = RequestResponseMetadata(request_id="chatcmpl-1")
 
     async def frames() -> list[str]:
         generator = chat.chat_completion_stream_generator(
-            request, _engine_outputs(deltas(output.text, cut, seed)), "chatcmpl-1", "m", [], tokenizer(), None
+            request, _engine_outputs(deltas(output.text, cut, seed)), "chatcmpl-1", "m", [], tokenizer(), metadata
         )
         return [frame async for frame in generator]
 
