@@ -40,7 +40,7 @@ class CallPiece(NamedTuple):
     """What one piece says of one call: its start (id and name, where it starts in this piece) and its argument
     text read in the piece."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # hides tuple's index(), as the events' fields do
     id: Optional[str]
     name: Optional[str]
     arguments: str
@@ -63,17 +63,16 @@ def grouped(events: list[ModelOutputEvent]) -> Piece:
     calls: list[CallPiece] = []
     ends: list[tuple[int, dict[str, Any], Optional[str]]] = []
     for event in events:
-        kind = event.kind
-        if kind == "content":
+        if event.kind == "content":
             content.append(event.text)
-        elif kind == "arguments":
+        elif event.kind == "arguments":
             last = calls[-1] if calls else None
             if last is not None and last.index == event.index:
                 calls[-1] = last._replace(arguments=last.arguments + event.text)
             else:
                 calls.append(CallPiece(event.index, None, None, event.text))
-        elif kind == "start":
+        elif event.kind == "start":
             calls.append(CallPiece(event.index, event.id, event.name, ""))
-        elif kind == "end":
+        elif event.kind == "end":
             ends.append((event.index, event.arguments, event.error))
     return Piece("".join(content), calls, ends)

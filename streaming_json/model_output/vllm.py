@@ -77,16 +77,16 @@ _PROTOCOL = (
     "vllm.entrypoints.openai.protocol",
 )
 _TOOL_PARSERS = ("vllm.tool_parsers", "vllm.entrypoints.openai.tool_parsers")
-ToolParser = _first("ToolParser", *_TOOL_PARSERS)
-ToolParserManager = _first("ToolParserManager", *_TOOL_PARSERS)
-ReasoningParser = _first("ReasoningParser", "vllm.reasoning")
-ReasoningParserManager = _first("ReasoningParserManager", "vllm.reasoning")
-DeltaMessage = _first("DeltaMessage", *_PROTOCOL)
-DeltaToolCall = _first("DeltaToolCall", *_PROTOCOL)
-DeltaFunctionCall = _first("DeltaFunctionCall", *_PROTOCOL)
-ExtractedToolCallInformation = _first("ExtractedToolCallInformation", *_PROTOCOL)
-ToolCall = _first("ToolCall", *_PROTOCOL)
-FunctionCall = _first("FunctionCall", *_PROTOCOL)
+ToolParser: Any = _first("ToolParser", *_TOOL_PARSERS)
+ToolParserManager: Any = _first("ToolParserManager", *_TOOL_PARSERS)
+ReasoningParser: Any = _first("ReasoningParser", "vllm.reasoning")
+ReasoningParserManager: Any = _first("ReasoningParserManager", "vllm.reasoning")
+DeltaMessage: Any = _first("DeltaMessage", *_PROTOCOL)
+DeltaToolCall: Any = _first("DeltaToolCall", *_PROTOCOL)
+DeltaFunctionCall: Any = _first("DeltaFunctionCall", *_PROTOCOL)
+ExtractedToolCallInformation: Any = _first("ExtractedToolCallInformation", *_PROTOCOL)
+ToolCall: Any = _first("ToolCall", *_PROTOCOL)
+FunctionCall: Any = _first("FunctionCall", *_PROTOCOL)
 
 THINK_PARSER_NAME = PREFIX + "think"
 PLUGIN_FILE = Path(__file__).resolve().with_name("_vllm_plugin.py")
@@ -185,8 +185,8 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
 
     def _begin_output(self, request: Any) -> ModelOutputStream:
         """A new output begins: a new stream, and the state read back from the parser starts over."""
-        self.prev_tool_call_arr = []
-        self.streamed_args_for_tool = []
+        self.prev_tool_call_arr: list[dict[str, Any]] = []
+        self.streamed_args_for_tool: list[str] = []
         self._texts = []
         self.current_tool_id = -1
         self.current_tool_name_sent = False
