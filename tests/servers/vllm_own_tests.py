@@ -35,11 +35,32 @@ FILES = {
     "kimi_k2": ["tests/tool_parsers/test_kimi_k2_tool_parser.py"],
 }
 
+# vLLM's engine tests that replay a format's token streams at chunk sizes 1, 2, 3, 5, 11, 23 and whole, through the
+# parser class vLLM builds for it (tests/parser/engine/; for the JSON formats, Granite's), each group a run of its own
+# (their conftest is that folder's).
+ENGINE_FILES = {"granite": ["tests/parser/engine/test_granite.py"]}
+GROUPS = {"tests/tool_parsers": FILES, "tests/parser/engine": ENGINE_FILES}
+
 _LLAMA = "tests/tool_parsers/test_llama3_json_tool_parser.py::"
 _KIMI = "tests/tool_parsers/test_kimi_k2_tool_parser.py::"
 
 NOT_APPLICABLE = {
     _LLAMA + "test_regex_timeout_handling": "patches the vLLM parser's private regex (tool_call_start_regex)",
+    **{
+        f"tests/parser/engine/test_granite.py::TestNonStreaming::{test}": (
+            "calls parse(), the engine Parser's whole-output method, which a ToolParser does not have (vLLM's "
+            "DelegatingParser gives it over ours: test_vllm_serving.py's non-streaming test)"
+        )
+        for test in (
+            "test_plain_text",
+            "test_single_tool_token_marker",
+            "test_single_tool_string_marker",
+            "test_parallel_calls_one_array",
+            "test_surrounding_text_is_content",
+            "test_arguments_before_name",
+            "test_marker_without_array_is_not_a_tool_call",
+        )
+    },
 }
 
 VLLM_CHOICES = {
@@ -81,9 +102,10 @@ STREAM_NEEDS = {
 LISTED = {**NOT_APPLICABLE, **VLLM_CHOICES, **STREAM_NEEDS}
 
 
-def run(parsers: str, files: list[str], report: Path) -> dict[str, dict[str, Any]]:
-    """Run vLLM's tests ``files`` with ``parsers`` (``"theirs"`` or ``"ours"``) in a child pytest; each test's
-    outcome (``passed``, ``failed``, ``skipped``, ``xfailed``, ``xpassed``, ``error``) and whether it ran ours."""
+def run(parsers: str, files: list[str], report: Path, folder: str = "tests/tool_parsers") -> dict[str, dict[str, Any]]:
+    """Run vLLM's tests ``files`` (of ``folder``, whose conftest they use) with ``parsers`` (``"theirs"`` or
+    ``"ours"``) in a child pytest; each test's outcome (``passed``, ``failed``, ``skipped``, ``xfailed``,
+    ``xpassed``, ``error``) and whether it ran ours."""
     root = unpacked_sdist("vllm", VLLM_VERSION)
     env = {
         **os.environ,
@@ -102,7 +124,7 @@ def run(parsers: str, files: list[str], report: Path) -> dict[str, dict[str, Any
         "-p",
         "no:cacheprovider",
         "--confcutdir",
-        "tests/tool_parsers",  # vLLM's root conftest loads its models' stack: its tool-parser tests need none of it
+        folder,  # vLLM's root conftest loads its models' stack: its parsers' tests need none of it
         "-o",
         "asyncio_mode=auto",
         "-o",
@@ -130,7 +152,8 @@ def table(theirs: dict[str, dict[str, Any]], ours: dict[str, dict[str, Any]]) ->
         "| format | vLLM's file | vLLM's parser | ours | ours fails: listed (not applicable, vLLM's choice, stream) |",
         "| --- | --- | --- | --- | --- |",
     ]
-    for format_name, files in FILES.items():
+    groups = [(name, files) for group in GROUPS.values() for name, files in group.items()]
+    for format_name, files in groups:
         mine = {test for test, entry in ours.items() if test.split("::")[0] in files and entry["ours"]}
         their_counts = Counter(theirs[test]["outcome"] for test in mine if test in theirs)
         our_counts = Counter(ours[test]["outcome"] for test in mine)

@@ -34,6 +34,9 @@ VLLM_PARSERS = {
     "kimi_k2": ("vllm.tool_parsers.kimi_k2_tool_parser", "KimiK2ToolParser"),
 }
 
+# Where vLLM's engine keeps a parser for a format too (its replay tests of tests/parser/engine/ build it there).
+VLLM_ENGINE_PARSERS = {"granite": ("vllm.parser.granite", "GraniteParser")}
+
 _ran_ours = False
 _outcomes: dict[str, dict[str, Any]] = {}
 
@@ -87,6 +90,9 @@ def _install_ours() -> None:
 
         parser_class.__init__ = init
         setattr(import_module(module_name), class_name, parser_class)
+        if name in VLLM_ENGINE_PARSERS:
+            engine_module, engine_class = VLLM_ENGINE_PARSERS[name]
+            setattr(import_module(engine_module), engine_class, parser_class)
         ToolParserManager.tool_parsers[name] = parser_class
         ToolParserManager.lazy_parsers.pop(name, None)
 
@@ -99,7 +105,12 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
     global _ran_ours
-    _ran_ours = False
+    # Where vLLM's engine keeps a parser for a format too (its replay tests of tests/parser/engine/ build it there).
+
+
+VLLM_ENGINE_PARSERS = {"granite": ("vllm.parser.granite", "GraniteParser")}
+
+_ran_ours = False
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
