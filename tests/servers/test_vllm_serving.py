@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+import os
 import subprocess
 import sys
 from typing import Any, Optional
@@ -299,8 +300,14 @@ def test_the_plugin_file_loads_as_vllms_cli_loads_it() -> None:
         check=True,
     )
     plugin = printed.stdout.strip().splitlines()[-1]
+    # vLLM's CLI builds its engine's arguments too, which need a device: this machine has no GPU.
+    environment = {**os.environ, "VLLM_TARGET_DEVICE": "cpu"}
     loaded = subprocess.run(
-        [sys.executable, "-c", LOAD_AS_THE_CLI_DOES, plugin], capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", LOAD_AS_THE_CLI_DOES, plugin],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=environment,
     )
     assert loaded.returncode == 0, loaded.stderr[-3000:]
     assert loaded.stdout.split() == ["streaming_json.model_output.vllm", "StreamingJsonThinkReasoningParser"]
