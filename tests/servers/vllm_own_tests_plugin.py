@@ -103,6 +103,7 @@ def pytest_configure(config: pytest.Config) -> None:
         _install_ours()
 
 
+@pytest.hookimpl(tryfirst=True)  # before the test's fixtures are set up (they may make the parser)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     global _ran_ours
     # Where vLLM's engine keeps a parser for a format too (its replay tests of tests/parser/engine/ build it there).
@@ -114,8 +115,11 @@ _ran_ours = False
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    global _ran_ours
     entry = _outcomes.setdefault(report.nodeid, {"outcome": "passed", "ours": False})
     entry["ours"] = entry["ours"] or _ran_ours
+    if report.when == "teardown":
+        _ran_ours = False  # (a module's or class's fixture made for this test is not the next one's)
     xfail = hasattr(report, "wasxfail")
     if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
         entry["outcome"] = "xpassed"  # a test vLLM marks as its parser's known failure, passed
