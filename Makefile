@@ -5,6 +5,8 @@
 # make wheels     - dist/: the sdist, the compiled wheel repaired to its manylinux tag, the pure py3-none-any wheel
 # make test-pypy  - the suite on PyPy, where the pure backend is the one installed (needs pypy3 and pypy3-venv)
 # make docs       - build the documentation site into docs/_build/html, strictly: any warning (a broken link) fails
+# make test-servers - the inference servers' tier: our vLLM and SGLang parsers in vLLM's and SGLang's own code, and
+#                   vLLM's own tool-parser tests against them (an environment of its own, .venv-servers)
 PYTHON ?= python3
 PYPY ?= pypy3
 VENV := .venv
@@ -17,6 +19,9 @@ REFERENCE_DIR := $(BENCH_VENV)/node
 REFERENCE_STAMP := $(REFERENCE_DIR)/.installed
 PRODUCER_VENV := .venv-producer
 PRODUCER_STAMP := $(PRODUCER_VENV)/.installed
+SERVERS_VENV := .venv-servers
+SERVERS_STAMP := $(SERVERS_VENV)/.installed
+SERVERS_TESTS ?= tests/servers
 PYPY_STAMP := $(PYPY_VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
@@ -28,7 +33,7 @@ DIST ?= dist
 # The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.
 WHEELHOUSE := STREAMING_JSON_WHEELHOUSE=$(abspath $(DIST))
 
-.PHONY: run test test-fast lint docs wheels test-pypy bench bench-producer fuzz annotate clean
+.PHONY: run test test-fast lint docs wheels test-pypy test-servers bench bench-producer fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -141,9 +146,27 @@ $(PRODUCER_STAMP): bench/producer-requirements.txt setup.py pyproject.toml strea
 	$(PRODUCER_VENV)/bin/python -m pip install --quiet --no-build-isolation --no-deps -e .
 	touch $(PRODUCER_STAMP)
 
-# The producer suite (tool calls out of a model's raw output, against vLLM's and SGLang's parsers): about 40 minutes.
+# The producer suite (tool calls out of a model's raw output, against vLLM's and SGLang's parsers): about 40 minutes;
+# then the serving suite (ours and vLLM's, SGLang's own parsers as their servers call them, over the DeltaMessage floor).
 bench-producer: $(PRODUCER_STAMP)
 	$(PRODUCER_VENV)/bin/python -m bench producer
+	$(PRODUCER_VENV)/bin/python -m bench serving
+
+# The servers' tier gets the producer environment's pins (tests/servers/requirements.txt includes them) and pytest,
+# in an environment of its own: vLLM and SGLang installed as they ship, with --no-deps, torch's CPU build.
+$(SERVERS_STAMP): tests/servers/requirements.txt bench/producer-requirements.txt setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
+	$(PYTHON) -m venv $(SERVERS_VENV)
+	$(SERVERS_VENV)/bin/python -m pip install --quiet --upgrade pip "setuptools>=77" "Cython>=3.1,<4" wheel
+	$(SERVERS_VENV)/bin/python -m pip install --quiet --no-deps -r tests/servers/requirements.txt
+	$(SERVERS_VENV)/bin/python -m pip install --quiet --no-build-isolation --no-deps -e .
+	touch $(SERVERS_STAMP)
+
+# vLLM's own tests come from its sdist, fetched on the first run through pip's configured index (tests/servers/
+# sdists.py) into the environment's folder. pytest-asyncio (for vLLM's async tests) is not loaded in our run; torch
+# warns at import that parts of it are deprecated, which is torch's matter, not a test's.
+test-servers: $(SERVERS_STAMP)
+	$(SERVERS_VENV)/bin/python -m pytest -q -p no:asyncio -p no:cacheprovider \
+		-W 'ignore:`torch.jit.script_method` is deprecated:DeprecationWarning' $(SERVERS_TESTS)
 
 fuzz: $(STAMP)
 	$(BIN)/python -m pip install --quiet atheris || true
@@ -155,4 +178,4 @@ annotate: $(BIN)/python
 	@echo "annotated HTML: streaming_json/_core.html"
 
 clean:
-	rm -rf $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html
+	rm -rf $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) $(SERVERS_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from types import ModuleType
 
 import pytest
 
 from .backends import AVAILABLE_BACKENDS, BUILD_HINT, CPYTHON, IMPLEMENTATION, NO_COMPILED_CORE
+
+# The servers' tier (tests/servers/: vLLM and SGLang themselves) runs in their environment, `make test-servers`.
+collect_ignore = [] if importlib.util.find_spec("vllm") and importlib.util.find_spec("sglang") else ["servers"]
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -46,6 +46,8 @@ RUN_LANGUAGES = {"python", "console"}
 # Imports that an example may need and a test environment may lack: the SDKs and frameworks have no wheels for PyPy
 # 3.9, and the wheel's own check installs none of them.
 OPTIONAL_MODULES = {
+    "vllm",  # the servers' pages: `make test-servers` runs them, in the servers' environment
+    "sglang",
     "pydantic",
     "openai",
     "anthropic",

@@ -64,8 +64,12 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("model_output._events", "model_output._formats", "model_output._markers", "model_output._schemas"),
     # A parameter's text as JSON, by the types the schemas give.
     ("model_output._values",),
-    ("model_output._stream", "model_output._renderers"),
+    ("model_output._stream", "model_output._renderers", "model_output._servers"),
     ("model_output",),
+    # The inference servers' adapters (they import vLLM or SGLang: nothing of the package imports them), and the
+    # file vLLM's --tool-parser-plugin loads.
+    ("model_output.vllm", "model_output.sglang"),
+    ("model_output._vllm_plugin",),
     # The package's face: it only re-exports (checked below), and no module of the package imports it.
     ("",),
     # The command line.

@@ -40,6 +40,11 @@ SUITES = {
             "ModelOutputStream against vLLM's and SGLang's own tool parsers, and their bugs",
             "make bench-producer",
         ),
+        Suite(
+            "serving",
+            "our vLLM parsers and SGLang detectors in the servers' loops, over the DeltaMessage floor",
+            "make bench-producer",
+        ),
         Suite("snapshot_cost", "the copy-credit rule's weights, and a deep open path's cost", "the compiled core"),
         Suite("frameworks", "LangChain's and pydantic-ai's own streaming against our adapters", "the test extra"),
         Suite(

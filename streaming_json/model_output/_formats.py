@@ -252,8 +252,8 @@ for _format in (
         header_end="[ARGS]",
         header=re.compile(r"\s*(?P<name>.*?)\s*(?:\[CALL_ID\]\s*(?P<id>.*?)\s*)?", re.DOTALL),
     ),
-    # IBM Granite: <|tool_call|> then a JSON array of {"name", "arguments"}.
-    ToolCallFormat("granite", "call", section_begin=("<|tool_call|>",)),
+    # IBM Granite: <|tool_call|> (3.0; 3.1 writes <tool_call>) then a JSON array of {"name", "arguments"}.
+    ToolCallFormat("granite", "call", section_begin=("<|tool_call|>", "<tool_call>")),
     # DeepSeek V3, R1: per call, function<｜tool▁sep｜>NAME, a newline, then the arguments in a ```json fence.
     ToolCallFormat(
         "deepseek_v3",

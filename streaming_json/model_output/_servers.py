@@ -1,0 +1,78 @@
+"""What the inference servers' adapters (``vllm``, ``sglang``) share: their parsers' names, a format's markers, a
+request's tool names, and one piece's events grouped as a server sends them (its content, and per call its start and
+argument text). Neither server is imported here."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, NamedTuple, Optional
+
+from ._events import ModelOutputEvent
+from ._formats import ToolCallFormat
+
+PREFIX = "streaming_json_"
+"""Our parsers' names in a server: ``streaming_json_FORMAT``."""
+
+
+def format_markers(format: ToolCallFormat) -> tuple[str, ...]:
+    """The markers that delimit the format's calls (those a tokenizer may hold as special tokens)."""
+    markers = [*format.section_begin, *format.section_end, format.call_begin, format.call_end, format.header_end]
+    return tuple(dict.fromkeys(marker for marker in markers if marker))
+
+
+def tool_names(tools: Optional[Iterable[Any]]) -> Optional[list[str]]:
+    """The names of a request's tools (the servers' tool models, or their dicts; a Responses API tool names
+    itself), or None where there are none."""
+    if not tools:
+        return None
+    names = []
+    for tool in tools:
+        function = tool.get("function") if isinstance(tool, dict) else getattr(tool, "function", None)
+        name = function.get("name") if isinstance(function, dict) else getattr(function, "name", None)
+        if name is None:
+            name = tool.get("name") if isinstance(tool, dict) else getattr(tool, "name", None)
+        if isinstance(name, str):
+            names.append(name)
+    return names or None
+
+
+class CallPiece(NamedTuple):
+    """What one piece says of one call: its start (id and name, where it starts in this piece) and its argument
+    text read in the piece."""
+
+    index: int  # type: ignore[assignment]  # hides tuple's index(), as the events' fields do
+    id: Optional[str]
+    name: Optional[str]
+    arguments: str
+
+
+class Piece(NamedTuple):
+    """One piece's events as a server sends them: the content, the calls' pieces in order, the calls that ended
+    (index, arguments parsed, error, argument text)."""
+
+    content: str
+    calls: list[CallPiece]
+    ends: list[tuple[int, dict[str, Any], Optional[str]]]
+
+
+def grouped(events: list[ModelOutputEvent]) -> Piece:
+    """The events of a piece grouped: the content joined, each call's start and argument text in one entry (a call
+    that starts in the piece gets its id and name there; several calls in a piece, as under speculative decoding,
+    make several entries)."""
+    content: list[str] = []
+    calls: list[CallPiece] = []
+    ends: list[tuple[int, dict[str, Any], Optional[str]]] = []
+    for event in events:
+        if event.kind == "content":
+            content.append(event.text)
+        elif event.kind == "arguments":
+            last = calls[-1] if calls else None
+            if last is not None and last.index == event.index:
+                calls[-1] = last._replace(arguments=last.arguments + event.text)
+            else:
+                calls.append(CallPiece(event.index, None, None, event.text))
+        elif event.kind == "start":
+            calls.append(CallPiece(event.index, event.id, event.name, ""))
+        elif event.kind == "end":
+            ends.append((event.index, event.arguments, event.error))
+    return Piece("".join(content), calls, ends)

@@ -1,0 +1,78 @@
+"""Our SGLang detectors, registered into SGLang's ``FunctionCallParser.ToolCallParserEnum`` and driven by SGLang's
+own ``FunctionCallParser`` as its chat server drives it (``parse_stream_chunk`` per delta, ``parse_stream_end`` at
+the end), on the real corpus in every format and cut: each call's name once, then its argument text verbatim, the
+content exact, the calls in order (issue 20's invariants), and the state SGLang's end-of-stream check reads leaves it
+nothing to send."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sglang.srt.entrypoints.openai.protocol import Tool
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+
+from streaming_json.model_output import FORMATS
+from streaming_json.model_output.sglang import DETECTORS, register
+
+from .outputs import CUTS, FORMAT_NAMES, Output, deltas, outputs, tool_names
+
+register()
+
+
+def tools() -> list[Any]:
+    return [
+        Tool.model_validate({"type": "function", "function": {"name": name, "parameters": {"type": "object"}}})
+        for name in tool_names()
+    ]
+
+
+def test_register_adds_a_detector_for_every_format() -> None:
+    assert {name for name in FunctionCallParser.ToolCallParserEnum if name.startswith("streaming_json_")} == {
+        "streaming_json_" + name for name in FORMATS
+    }
+    assert all(DETECTORS["streaming_json_" + name].format is FORMATS[name] for name in FORMATS)
+
+
+def stream(output: Output, cut: str, seed: int) -> tuple[str, list[tuple[str, str]], Any]:
+    """The output through SGLang's FunctionCallParser over our detector: the content and calls a client gets."""
+    parser = FunctionCallParser(tools(), "streaming_json_" + output.format_name)
+    content: list[str] = []
+    calls: list[list[str]] = []
+    results = [parser.parse_stream_chunk(text) for text, _ in deltas(output.text, cut, seed)]
+    results.append(parser.parse_stream_end())
+    for normal_text, items in results:
+        content.append(normal_text)
+        for item in items:
+            if item.name:
+                assert item.tool_index == len(calls), "a call started out of order, or twice"
+                calls.append([item.name, item.parameters])
+            else:
+                assert item.tool_index == len(calls) - 1, "arguments for a call that is not the latest"
+                calls[item.tool_index][1] += item.parameters
+    return "".join(content), [(name, arguments) for name, arguments in calls], parser.detector
+
+
+@pytest.mark.parametrize("cut", CUTS)
+@pytest.mark.parametrize("format_name", FORMAT_NAMES)
+def test_real_calls_through_sglangs_function_call_parser(format_name: str, cut: str) -> None:
+    every, longest = (8, 3000) if cut == "characters" else (1, 10**9)
+    for number, output in enumerate(outputs(format_name, every=every, longest=longest)):
+        content, calls, detector = stream(output, cut, number)
+        assert calls == [(name, arguments) for _, name, arguments in output.calls]
+        assert content == output.content
+        # SGLang's _check_for_unstreamed_tool_args sends the last call's expected arguments past what was
+        # streamed: the two are the same text here, so it sends nothing.
+        last = len(calls) - 1
+        assert detector.prev_tool_call_arr[last]["arguments"] == detector.streamed_args_for_tool[last]
+        assert detector.streamed_args_for_tool[last] == calls[last][1]
+
+
+def test_non_streaming_reads_what_streaming_sends() -> None:
+    for format_name in FORMAT_NAMES:
+        for output in outputs(format_name, every=10):
+            parser = FunctionCallParser(tools(), "streaming_json_" + format_name)
+            content, items = parser.parse_non_stream(output.text)
+            assert [(item.name, item.parameters) for item in items] == [(n, a) for _, n, a in output.calls]
+            assert all(item.tool_index == tool_names().index(item.name) for item in items)
+            assert content == output.content

@@ -1,0 +1,138 @@
+"""A pytest plugin for a run of vLLM's own tests from its sdist (``tests/servers/vllm_own_tests.py`` starts it):
+the tokenizers their fixtures would load from a model hub replaced by one made here, and, with
+``STREAMING_JSON_VLLM_PARSERS=ours``, our parsers in place of vLLM's for every format both read.
+
+In place means where the tests find a parser: ``ToolParserManager``'s registry under vLLM's name for the format (the
+shared cases look it up by name) and the class in vLLM's module (the per-format tests import it), both set before any
+test module is imported. Nothing of the tests is changed. Each test's outcome is written to the JSON file
+``STREAMING_JSON_VLLM_REPORT`` names, with whether it ran one of our parsers (a test of another parser that shares a
+file with ours, vLLM's Granite 4 in the Hermes file, runs vLLM's in both runs, and is not counted as ours).
+
+This file imports nothing of ``tests`` (vLLM's package of that name is the one on ``sys.path`` in that run).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+# vLLM's name of a format, and where its class lives: what our parser stands in for.
+VLLM_PARSERS = {
+    "hermes": ("vllm.tool_parsers.hermes_tool_parser", "Hermes2ProToolParser"),
+    "llama3_json": ("vllm.tool_parsers.llama_tool_parser", "Llama3JsonToolParser"),
+    "granite": ("vllm.tool_parsers.granite_engine_tool_parser", "GraniteEngineToolParser"),
+    "deepseek_v3": ("vllm.tool_parsers.deepseekv3_tool_parser", "DeepSeekV3ToolParser"),
+    "deepseek_v31": ("vllm.tool_parsers.deepseekv31_tool_parser", "DeepSeekV31ToolParser"),
+    "kimi_k2": ("vllm.tool_parsers.kimi_k2_tool_parser", "KimiK2ToolParser"),
+}
+
+# Where vLLM's engine keeps a parser for a format too (its replay tests of tests/parser/engine/ build it there).
+VLLM_ENGINE_PARSERS = {"granite": ("vllm.parser.granite", "GraniteParser")}
+
+_ran_ours = False
+_outcomes: dict[str, dict[str, Any]] = {}
+
+
+def _load(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(f"streaming_json_servers_{name}", HERE / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _texts(root: Path) -> list[str]:
+    """What the tokenizer learns its words from: the sources of the tests that read model outputs."""
+    folders = [root / "tests" / "tool_parsers", root / "tests" / "parser"]
+    return [path.read_text("utf-8", "replace") for folder in folders for path in sorted(folder.rglob("*.py"))]
+
+
+def _install_tokenizer(root: Path) -> None:
+    import transformers
+    import vllm.tokenizers
+
+    tokenizer = _load("local_tokenizer").make_tokenizer(_texts(root))
+
+    def from_pretrained(*args: Any, **kwargs: Any) -> Any:
+        return tokenizer
+
+    def get_tokenizer(*args: Any, **kwargs: Any) -> Any:
+        return tokenizer
+
+    transformers.AutoTokenizer.from_pretrained = from_pretrained  # type: ignore[method-assign,assignment]
+    vllm.tokenizers.get_tokenizer = get_tokenizer  # type: ignore[assignment]
+
+
+def _install_ours() -> None:
+    from importlib import import_module
+
+    from vllm.tool_parsers import ToolParserManager
+
+    from streaming_json.model_output import vllm as ours
+
+    for name, (module_name, class_name) in VLLM_PARSERS.items():
+        parser_class = ours.TOOL_PARSERS[name]
+        original_init = parser_class.__init__
+
+        def init(self: Any, *args: Any, _init: Any = original_init, **kwargs: Any) -> None:
+            global _ran_ours
+            _ran_ours = True
+            _init(self, *args, **kwargs)
+
+        parser_class.__init__ = init
+        setattr(import_module(module_name), class_name, parser_class)
+        if name in VLLM_ENGINE_PARSERS:
+            engine_module, engine_class = VLLM_ENGINE_PARSERS[name]
+            setattr(import_module(engine_module), engine_class, parser_class)
+        ToolParserManager.tool_parsers[name] = parser_class
+        ToolParserManager.lazy_parsers.pop(name, None)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _install_tokenizer(Path(config.rootpath))
+    if os.environ.get("STREAMING_JSON_VLLM_PARSERS") == "ours":
+        _install_ours()
+
+
+@pytest.hookimpl(tryfirst=True)  # before the test's fixtures are set up (they may make the parser)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    global _ran_ours
+    # Where vLLM's engine keeps a parser for a format too (its replay tests of tests/parser/engine/ build it there).
+
+
+VLLM_ENGINE_PARSERS = {"granite": ("vllm.parser.granite", "GraniteParser")}
+
+_ran_ours = False
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    global _ran_ours
+    entry = _outcomes.setdefault(report.nodeid, {"outcome": "passed", "ours": False})
+    entry["ours"] = entry["ours"] or _ran_ours
+    if report.when == "teardown":
+        _ran_ours = False  # (a module's or class's fixture made for this test is not the next one's)
+    xfail = hasattr(report, "wasxfail")
+    if report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
+        entry["outcome"] = "xpassed"  # a test vLLM marks as its parser's known failure, passed
+    elif report.failed:
+        entry["outcome"] = "failed" if report.when == "call" else "error"
+        entry["message"] = str(report.longrepr)[-2000:]
+    elif report.skipped and entry["outcome"] == "passed":
+        entry["outcome"] = "xfailed" if xfail else "skipped"
+    elif report.when == "call" and report.passed and xfail:
+        entry["outcome"] = "xpassed"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = os.environ.get("STREAMING_JSON_VLLM_REPORT")
+    if path:
+        Path(path).write_text(json.dumps(_outcomes, indent=1), "utf-8")
