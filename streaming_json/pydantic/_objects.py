@@ -16,7 +16,7 @@ from pydantic.fields import FieldInfo
 from .._shared import ABSENT, Key
 from ._annotations import REQUIRED_ORIGINS, unwrap, with_metadata
 from ._nodes import ANY, IGNORE, Build, Errors, Frame, Node, Opaque, Outcome
-from ._policies import PartialInfo, StreamState, field_policy, partial_validators
+from ._policies import PartialInfo, State, StreamState, field_policy, partial_validators
 from ._twins import construct_dataclass, construct_model, partial_twin
 
 
@@ -186,9 +186,10 @@ class ObjectNode(Node):
         if fields.field_checks or fields.model_checks:
             self._check_partial(frame, values)
         if fields.states:
-            open_name = fields.key_to_name.get(slot) if type(slot) is str else None  # type: ignore[arg-type]
+            open_name = fields.key_to_name.get(slot) if type(slot) is str else None
             raws = frame.raws
             for name in fields.states:
+                state: State
                 if name == open_name:
                     state = "incomplete"
                 elif any(key in raws for key in fields.name_to_keys[name]):

@@ -139,7 +139,7 @@ class Stream:
         see partial values: it is called on each partial value of its field (a field validator) or on each partial
         twin (a model validator in ``"after"`` mode) with ``info.context == {"partial": True}``; what it returns is
         shown. It still runs, as pydantic runs it, on the complete value, where ``info.context`` is None."""
-        target = getattr(function, "__func__", function)
+        target: Any = getattr(function, "__func__", function)
         target.__stream_partial_values__ = True
         return function
 

@@ -107,7 +107,7 @@ class ModelStream(Generic[T]):
         self._start()
 
     def _start(self) -> None:
-        options = {"prose": True} if self._coerce else {}  # an object in a fence or in prose
+        options: dict[str, Any] = {"prose": True} if self._coerce else {}  # an object in a fence or in prose
         self._parser = self._parser_class(changes=False, done_events=True, stable=self._stable, **options)
         self._read = self._parser.append
         self._take_snapshot = self._parser.snapshot
