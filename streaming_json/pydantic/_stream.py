@@ -17,7 +17,7 @@ from typing import Any, Generic, Optional, TypeVar, overload
 from pydantic import ValidationError
 
 from .._backend import StreamingJsonParser
-from .._repair import json_problem, repair_json
+from .._repair import repair_json
 from .._shared import ABSENT, MISSING, REPORT_DEPTH_LIMIT, Key, Path, Piece, continuation
 from ._coerce import Repairs, align, read_text
 from ._nodes import Frame, Node, dumps
@@ -243,10 +243,17 @@ class ModelStream(Generic[T]):
                     return ModelResult(validator.validate_json(repaired), None, text, self.type_)
                 except Exception:
                     pass
-            return ModelResult(None, error, text, self.type_, complete=_complete(text, error))
+            return ModelResult(None, error, text, self.type_, complete=self._whole(error))
         except Exception as error:  # what a user's validator raised
             return ModelResult(None, error, text, self.type_)
         return ModelResult(value, None, text, self.type_)
+
+    def _whole(self, error: ValidationError) -> bool:
+        """Whether a text that failed validation held a whole value: where it is not JSON, whether the parser read
+        its root value to the end (a text cut off inside it never did)."""
+        if any(detail["type"] == "json_invalid" for detail in error.errors(include_url=False)):
+            return bool(self._parser.done)
+        return True
 
     def _finish_coerced(self) -> ModelResult[T]:
         text = self.text
@@ -481,14 +488,6 @@ def _explained(error: BaseException, frame: Frame, node: Node) -> bool:
 
 def _as_path(where: Any) -> Path:
     return where if type(where) is tuple else (where,)
-
-
-def _complete(text: str, error: ValidationError) -> bool:
-    """Whether a text that failed validation held a whole value (it was not cut off inside it)."""
-    if any(detail["type"] == "json_invalid" for detail in error.errors(include_url=False)):
-        problem = json_problem(text)
-        return problem is None or problem.kind != "incomplete"
-    return True
 
 
 def _repaired(text: str, error: ValidationError) -> Optional[str]:
