@@ -20,7 +20,7 @@ from .._backend import StreamingJsonParser
 from .._repair import repair_json
 from .._shared import ABSENT, MISSING, REPORT_DEPTH_LIMIT, Key, Path, Piece, continuation
 from ._coerce import Repairs, align, read_text
-from ._nodes import Frame, Node, dumps
+from ._nodes import Done, Frame, Node, Opaque, dumps
 from ._plan import adapter, plan
 from ._result import ModelResult
 
@@ -29,6 +29,7 @@ __all__ = ["ModelStream"]
 T = TypeVar("T")
 
 _CONTAINERS = (dict, list)
+_WHOLE = (Done, Opaque)  # nodes of containers read whole once complete
 
 
 class ModelStream(Generic[T]):
@@ -330,7 +331,8 @@ class ModelStream(Generic[T]):
         coerced = False
         if own is not None:  # an open container: its members are validated already
             value, ok, error = own.node.finalize(own, raw)
-            if not ok and self._coerce:
+            # A container shown only once complete read no member on its own: its repairs are found here.
+            if self._coerce and (not ok or isinstance(own.node, _WHOLE)):
                 value, ok, error = self._repaired_part(own.node, raw, path, (value, ok, error))
                 coerced = ok
             reported = error is not None
@@ -339,7 +341,7 @@ class ModelStream(Generic[T]):
         elif type(raw) is dict or type(raw) is list:  # a container that arrived whole
             container = node.for_container(type(raw) is list)
             value, ok, error = container.complete_container(raw)
-            if not ok and self._coerce:
+            if self._coerce:  # arrived whole: no member was read on its own
                 value, ok, error = self._repaired_part(container, raw, path, (value, ok, error))
                 coerced = ok
             reported = error is not None
