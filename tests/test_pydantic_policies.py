@@ -101,11 +101,11 @@ class Offer(BaseModel):
 
 
 def test_a_class_level_setting_applies_wherever_the_class_is_a_type(backend: ModuleType) -> None:
-    text = '{"item": "pen", "price": {"amount": 1.5, "currency": "EUR"}, "alternatives": [{"amount": 2, "currency": "USD"}]}'
+    text = '{"item": "pen", "price": {"amount": 1.5, "currency": "EUR"}, "alternatives": [{"amount": 2, "currency": "X"}]}'
     values = values_of(stream_of(backend, Offer), text)
     assert distinct(values, lambda v: v.price) == [None, Price(amount=1.5, currency="EUR")]
     lists = distinct(values, lambda v: v.alternatives)
-    assert lists == [None, [], [Price(amount=2.0, currency="USD")]]  # never a partial Price in the list
+    assert lists == [None, [], [Price(amount=2.0, currency="X")]]  # never a partial Price in the list
 
 
 # --- not_null ------------------------------------------------------------------------------------------------------
@@ -140,7 +140,9 @@ def test_a_list_item_with_a_not_null_field_is_none_until_it_has_it(backend: Modu
     for value in values:
         for section in (value.sections or []) if value is not None else []:
             assert section is None or section.heading is not None  # never without its heading
-    assert values[-1] == Article(title="T", sections=[Section(heading="A", body="first"), Section(heading="B", body="x")])
+    assert values[-1] == Article(
+        title="T", sections=[Section(heading="A", body="first"), Section(heading="B", body="x")]
+    )
 
 
 class Tagged(BaseModel):

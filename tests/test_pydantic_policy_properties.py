@@ -27,14 +27,14 @@ import pytest
 
 pytest.importorskip("pydantic", reason="streaming_json.pydantic needs pydantic, not installed here")
 
-from hypothesis import given  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-from pydantic import BaseModel, Field, TypeAdapter, create_model  # noqa: E402
+from hypothesis import given
+from hypothesis import strategies as st
+from pydantic import BaseModel, Field, TypeAdapter, create_model
 
-from streaming_json.pydantic import ModelStream, PartialTwin, Stream, StreamPolicy, StreamState  # noqa: E402
+from streaming_json.pydantic import ModelStream, PartialTwin, Stream, StreamPolicy, StreamState
 
-from .model_outputs import REAL_CALLS  # noqa: E402
-from .strategies import examples, json_strings, pieces_of  # noqa: E402
+from .model_outputs import REAL_CALLS
+from .strategies import examples, json_strings, pieces_of
 
 
 class Mood(str, enum.Enum):
@@ -66,7 +66,7 @@ def _scalar(kind: str) -> tuple[Any, Drawer, Any, Damage]:
     if kind == "str":
         return str, lambda draw: draw(json_strings), "...", None
     if kind == "int":
-        return int, lambda draw: draw(st.integers(-10**6, 10**6)), 0, lambda v: (str(v), [((), "string_to_int")])
+        return int, lambda draw: draw(st.integers(-(10**6), 10**6)), 0, lambda v: (str(v), [((), "string_to_int")])
     if kind == "float":
         return (
             float,

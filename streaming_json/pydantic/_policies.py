@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import typing
 import weakref
-from typing import Any, Callable, Generic, Literal, Optional, TypeVar
+from typing import Any, Generic, Literal, Optional, TypeVar
 
 from .._shared import ABSENT
 from ._annotations import NONE_TYPE, UNION_ORIGINS, unwrap
@@ -20,7 +20,6 @@ __all__ = ["Stream", "StreamPolicy", "StreamState", "State"]
 
 T = TypeVar("T")
 C = TypeVar("C", bound=type)
-F = TypeVar("F", bound=Callable[..., Any])
 
 State = Literal["pending", "incomplete", "complete"]
 """Where a field with ``Stream.with_state()`` is: not read yet, being read, or complete."""
@@ -125,7 +124,7 @@ class Stream:
 
     @staticmethod
     def with_state() -> StreamPolicy:
-        """The field's value wrapped in :class:`StreamState`: ``state`` (pending, incomplete, complete) and ``value``."""
+        """The field's value wrapped in :class:`StreamState`: ``state`` (pending, incomplete, complete), ``value``."""
         return StreamPolicy(with_state=True)
 
     @staticmethod
@@ -134,7 +133,7 @@ class Stream:
         return StreamPolicy(starts_as=value)
 
     @staticmethod
-    def partial_values(function: F) -> F:
+    def partial_values(function: T) -> T:
         """Mark a pydantic field or model validator (beneath ``@field_validator``/``@model_validator``) as asking to
         see partial values: it is called on each partial value of its field (a field validator) or on each partial
         twin (a model validator in ``"after"`` mode) with ``info.context == {"partial": True}``; what it returns is

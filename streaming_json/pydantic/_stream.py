@@ -84,8 +84,8 @@ class ModelStream(Generic[T]):
     """``(path, error)`` for every completed part that failed validation, in the order they completed; paths are
     JSON keys and indices. A part whose failure is explained by a failed part inside it is not listed again."""
     repairs: Repairs
-    """With ``coerce=True``, ``(path, kind)`` for every repair made to a completed part so far (kinds: ``string_to_int``,
-    ``single_to_list``, ``enum_case``, ...); the repairs of the text itself (a fence, comments) are in ``finish()``'s
+    """With ``coerce=True``, ``(path, kind)`` for every repair made to a completed part so far (kinds:
+    ``string_to_int``, ``single_to_list``, ``enum_case``, ...); the repairs of the text itself (a fence, comments) are in ``finish()``'s
     result."""
 
     @overload
