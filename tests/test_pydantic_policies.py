@@ -101,7 +101,9 @@ class Offer(BaseModel):
 
 
 def test_a_class_level_setting_applies_wherever_the_class_is_a_type(backend: ModuleType) -> None:
-    text = '{"item": "pen", "price": {"amount": 1.5, "currency": "EUR"}, "alternatives": [{"amount": 2, "currency": "X"}]}'
+    text = (
+        '{"item": "pen", "price": {"amount": 1.5, "currency": "EUR"}, "alternatives": [{"amount": 2, "currency": "X"}]}'
+    )
     values = values_of(stream_of(backend, Offer), text)
     assert distinct(values, lambda v: v.price) == [None, Price(amount=1.5, currency="EUR")]
     lists = distinct(values, lambda v: v.alternatives)

@@ -236,8 +236,9 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
     ) -> None:
         """``models`` maps tool names to types (a pydantic model, or any type ``TypeAdapter`` takes): calls to those
         tools get typed partial values in ``parsed`` (``coerce=True``: read as the schema says, each repair named in
-        the call's ``model_result.repairs``; ``streaming_json.pydantic.ModelStream``). The partial arguments read stably (``stable=True``: a value once
-        shown stays shown, so a UI does not flicker); ``stable=False`` gives the reference's reading.
+        the call's ``model_result.repairs``; ``streaming_json.pydantic.ModelStream``). The partial arguments read
+        stably (``stable=True``: a value once shown stays shown, so a UI does not flicker); ``stable=False`` gives the
+        reference's reading.
 
         Where the package's backend is not the one wanted (a test of each, a wrapper that logs): the other calls'
         argument streams are ``arguments_stream_class(stable=...)`` (by default the backend's

@@ -85,8 +85,8 @@ class ModelStream(Generic[T]):
     JSON keys and indices. A part whose failure is explained by a failed part inside it is not listed again."""
     repairs: Repairs
     """With ``coerce=True``, ``(path, kind)`` for every repair made to a completed part so far (kinds:
-    ``string_to_int``, ``single_to_list``, ``enum_case``, ...); the repairs of the text itself (a fence, comments) are in ``finish()``'s
-    result."""
+    ``string_to_int``, ``single_to_list``, ``enum_case``, ...); the repairs of the text itself (a fence, comments)
+    are in ``finish()``'s result."""
 
     @overload
     def __init__(
