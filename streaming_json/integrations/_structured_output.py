@@ -77,9 +77,8 @@ class StructuredOutput(ReadsEventFields):
         else:
             from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
 
-            self._typed = ModelStream(
-                self._model, parser_class=self._parser_class, stable=self._stable, coerce=self._coerce
-            )
+            options = {"coerce": True} if self._coerce else {}
+            self._typed = ModelStream(self._model, parser_class=self._parser_class, stable=self._stable, **options)
             self._parser = None
 
     @property
@@ -158,7 +157,7 @@ class StructuredOutput(ReadsEventFields):
             else:
                 # Not JSON, or JSON that does not validate: the strict parse of the text tells which.
                 problem: Optional[JsonProblem] = json_problem(text)
-                if not self.model_result.complete:  # cut off (with coerce=True, in prose or a fence too)
+                if not getattr(self.model_result, "complete", True):  # cut off (with coerce=True, in a fence too)
                     problem = JsonProblem.at(text, "incomplete", len(text), "the output ends inside its value")
                 elif problem is None:
                     problem = JsonProblem.at(text, "invalid", value_start(text), "does not validate")
