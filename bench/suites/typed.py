@@ -609,7 +609,8 @@ SHOWS = [
 
 
 def _shown(value: Any) -> str:
-    """One value as a cell: each field's value (a state as ``state:value``), ``-`` where the object does not show."""
+    """One value as a cell: its path, content and overwrite (a state as ``state:value``), ``-`` where the object does
+    not show."""
     if value is None:
         return "-"
     fields = value.model_dump() if isinstance(value, BaseModel) else dict(value)
@@ -617,10 +618,10 @@ def _shown(value: Any) -> str:
     for key in ("path", "content", "overwrite"):
         field_value = getattr(value, key, fields.get(key))
         if hasattr(field_value, "state") and hasattr(field_value, "value"):  # ours or BAML's StreamState
-            cells.append(f"{key}={str(field_value.state).lower()}:{field_value.value!r}")
+            cells.append(f"{str(field_value.state).lower()}:{field_value.value!r}")
         else:
-            cells.append(f"{key}={field_value!r}")
-    return " ".join(cells)
+            cells.append(repr(field_value))
+    return ", ".join(cells)
 
 
 def watched(server: ReplayServer, values: Iterator[Any]) -> list[str]:
@@ -657,14 +658,14 @@ def shows() -> str:
             if with_instructor:
                 columns["instructor `create_partial`"] = watched(server, instructor_streamed(server))
                 columns["instructor's parser per piece"] = instructor_parser_shows(model)
-            out.append(f"\n{title}\n")
+            out.append(f"\n{title} (each cell: path, content, overwrite; `-`: no object; ·: nothing new)\n")
             out.append("| piece | " + " | ".join(columns) + " |")
             out.append("| --- |" + " --- |" * len(columns))
             labels = [f"`{piece}`" for piece in SHOWS_PIECES] + ["(end)"]
             for number, label in enumerate(labels):
                 cells = [values[number] for values in columns.values()]
                 out.append(f"| {label} | " + " | ".join(f"`{cell}`" if cell != "·" else cell for cell in cells) + " |")
-    return "\n".join(out).replace("\\n", "\\\\n").strip()
+    return "\n".join(out).strip()
 
 
 # --- CPU per piece, streamed for real -------------------------------------------------------------------------------
