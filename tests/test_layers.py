@@ -34,11 +34,15 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("_backend",),
     # Layers over one parser, per event: completed values, the documents of complete text.
     ("_completed",),
-    # Typed streaming (optional extra: pydantic). Annotations, twins and results know no node; nodes know no plan.
-    ("pydantic._annotations", "pydantic._twins", "pydantic._result"),
+    # Typed streaming (optional extra: pydantic). Annotations, policies, shapes, twins and results know no node; nodes
+    # know no plan; coercion walks the plan's nodes.
+    ("pydantic._annotations", "pydantic._result"),
+    ("pydantic._policies",),
+    ("pydantic._shapes",),
+    ("pydantic._twins",),
     ("pydantic._nodes",),
     ("pydantic._objects", "pydantic._collections", "pydantic._unions"),
-    ("pydantic._plan",),
+    ("pydantic._plan", "pydantic._coerce"),
     ("pydantic._stream", "pydantic._items"),
     ("pydantic", "pydantic.*"),
     # LLM SDKs' stream events: reading fields and sources; the accumulators; one module per API; the facade.

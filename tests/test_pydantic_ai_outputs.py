@@ -562,3 +562,38 @@ def test_arguments_given_as_dicts_are_merged(backend: ModuleType) -> None:
     output, values = read(events, Arguments, backend)
     assert output.error is None and output.result is not None
     assert output.result.value.model_dump() == {**first, **second}
+
+
+# --- coerce=True: what models write, read as the schema says ----------------------------------------------------
+
+
+class Reading(BaseModel):
+    """A schema a model answers loosely: a number as a string, one tag where a list is asked for."""
+
+    days: int
+    tags: list[str]
+
+
+def test_coerce_reads_a_loose_answer_as_the_schema_says_and_names_the_repairs(backend: ModuleType) -> None:
+    # pydantic-ai itself rejects the answer (a string is no list): its run ends with UnexpectedModelBehavior after the
+    # model's response, whose events are kept.
+    from pydantic_ai.exceptions import UnexpectedModelBehavior
+
+    agent = Case(NativeOutput(Reading), [[Text('{"days": "30", "tags": "home"}')]] * 3, seed=5).agent()
+    events: list[Any] = []
+
+    async def run() -> None:
+        async with agent.run_stream_events("go") as stream:
+            async for event in stream:
+                events.append(event)
+
+    with pytest.raises(UnexpectedModelBehavior):
+        asyncio.run(run())
+    output = PydanticAIStructuredOutput(NativeOutput(Reading), parser_class=backend.StreamingJsonParser, coerce=True)
+    values = list(output.stream(events))
+    assert output.error is None and values[-1] == Reading(days=30, tags=["home"])
+    repairs = {tuple(path): kind for path, kind in output.model_result.repairs}
+    assert repairs == {("days",): "string_to_int", ("tags",): "single_to_list"}
+    strict = PydanticAIStructuredOutput(NativeOutput(Reading), parser_class=backend.StreamingJsonParser)
+    list(strict.stream(events))
+    assert strict.error is not None  # without coerce=, the same answer is invalid

@@ -40,16 +40,23 @@ class StructuredOutput(ReadsEventFields):
     an error, and the value equals ``json.loads``' wherever that accepts the text (only raw control characters and
     stray backslashes inside strings, which models do emit, are repaired, as for tool calls). With ``model=``, a
     ``streaming_json.pydantic.ModelStream(model)`` gives typed partial values and one strict validation at the end.
-    ``parser_class`` is the parser of either (by default the backend's ``StreamingJsonParser``); values read stably
-    (a value once shown stays shown) unless ``stable=False``.
+    ``coerce=True`` (with ``model=``) reads what models write as the schema says, naming each repair in
+    ``model_result.repairs``. ``parser_class`` is the parser of either (by default the backend's
+    ``StreamingJsonParser``); values read stably (a value once shown stays shown) unless ``stable=False``.
     """
 
     def __init__(
-        self, model: Any = None, *, parser_class: Optional[Callable[..., Any]] = None, stable: bool = True
+        self,
+        model: Any = None,
+        *,
+        parser_class: Optional[Callable[..., Any]] = None,
+        stable: bool = True,
+        coerce: bool = False,
     ) -> None:
         super().__init__()
         self._model = model
         self._stable = stable
+        self._coerce = coerce
         self._parser_class: Callable[..., Any] = parser_class or StreamingJsonParser
         self.result: Optional[StructuredOutputResult] = None
         """The final value or the error, once done."""
@@ -70,7 +77,8 @@ class StructuredOutput(ReadsEventFields):
         else:
             from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
 
-            self._typed = ModelStream(self._model, parser_class=self._parser_class, stable=self._stable)
+            options = {"coerce": True} if self._coerce else {}
+            self._typed = ModelStream(self._model, parser_class=self._parser_class, stable=self._stable, **options)
             self._parser = None
 
     @property
@@ -149,7 +157,9 @@ class StructuredOutput(ReadsEventFields):
             else:
                 # Not JSON, or JSON that does not validate: the strict parse of the text tells which.
                 problem: Optional[JsonProblem] = json_problem(text)
-                if problem is None:
+                if not getattr(self.model_result, "complete", True):  # cut off (with coerce=True, in a fence too)
+                    problem = JsonProblem.at(text, "incomplete", len(text), "the output ends inside its value")
+                elif problem is None:
                     problem = JsonProblem.at(text, "invalid", value_start(text), "does not validate")
                 self.result = StructuredOutputResult(None, self.model_result.message_for("output"), problem)
         else:

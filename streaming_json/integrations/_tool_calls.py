@@ -63,10 +63,13 @@ class TypedArguments:
     """The argument stream of a call to a tool with a declared type: one ``streaming_json.pydantic.ModelStream`` gives
     both the plain partial arguments and the typed partial value (``parsed``), reading each piece once."""
 
-    def __init__(self, model: Any, text: str = "", parser_class: Optional[Callable[..., Any]] = None) -> None:
+    def __init__(
+        self, model: Any, text: str = "", parser_class: Optional[Callable[..., Any]] = None, coerce: bool = False
+    ) -> None:
         from ..pydantic import ModelStream  # imported only here: pydantic is an optional dependency
 
-        self._typed: Any = ModelStream(model, parser_class=parser_class)
+        self._coerce = coerce
+        self._typed: Any = ModelStream(model, parser_class=parser_class, coerce=coerce)
         self._arguments: dict[str, Any] = {}
         self._shown: Any = MISSING
         self.parsed: Any = None
@@ -99,6 +102,9 @@ class TypedArguments:
             self._typed.append("{}")  # blank arguments read as {}, as for a call without a declared type
         self.model_result = self._typed.finish()
         self.parsed = self.model_result.value
+        if self._coerce and result.error is not None and self.model_result.error is None:
+            # Coerced (a fence, a trailing comma, ...): the typed value stands; the arguments are the lenient reading.
+            return ToolCallResult(self._plain_arguments(), None)
         if result.error is None and self.model_result.error is not None:
             problem = JsonProblem.at(self.text, "invalid", value_start(self.text), "does not validate")
             return ToolCallResult({}, self.model_result.message, problem)
@@ -249,10 +255,13 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         arguments_stream_class: Optional[Callable[..., ArgumentsStream]] = None,
         parser_class: Optional[Callable[..., Any]] = None,
         stable: bool = True,
+        coerce: bool = False,
     ) -> None:
         """``models`` maps tool names to types (a pydantic model, or any type ``TypeAdapter`` takes): calls to those
-        tools get typed partial values in ``parsed``. The partial arguments read stably (``stable=True``: a value once
-        shown stays shown, so a UI does not flicker); ``stable=False`` gives the reference's reading.
+        tools get typed partial values in ``parsed`` (``coerce=True``: read as the schema says, each repair named in
+        the call's ``model_result.repairs``; ``streaming_json.pydantic.ModelStream``). The partial arguments read
+        stably (``stable=True``: a value once shown stays shown, so a UI does not flicker); ``stable=False`` gives the
+        reference's reading.
 
         Where the package's backend is not the one wanted (a test of each, a wrapper that logs): the other calls'
         argument streams are ``arguments_stream_class(stable=...)`` (by default the backend's
@@ -263,6 +272,7 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         self._stable = stable
         self._models: Mapping[str, Any] = models or {}
         self._parser_class = parser_class
+        self._coerce = coerce
         self._calls: list[LiveToolCall] = []
         self._open: dict[_Key, LiveToolCall] = {}
 
@@ -320,7 +330,7 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         model = self._models.get(name) if name is not None else None
         if model is None:
             return self._arguments_stream_class(stable=self._stable)
-        return TypedArguments(model, "", self._parser_class)
+        return TypedArguments(model, "", self._parser_class, self._coerce)
 
     def _named(self, call: LiveToolCall, name: Optional[str]) -> None:
         """The call's name, where it came after the call started: a typed tool's stream takes over the text so far."""
@@ -328,7 +338,7 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
             call.name = name
             model = self._models.get(name)
             if model is not None and not isinstance(call._stream, TypedArguments):
-                call._use(TypedArguments(model, call.text, self._parser_class))
+                call._use(TypedArguments(model, call.text, self._parser_class, self._coerce))
                 call.arguments = call._append_piece("")
 
     def _finish_open(self, keys: Iterable[_Key]) -> list[LiveToolCall]:

@@ -253,8 +253,9 @@ class GeminiStructuredOutput(StructuredOutput):
         candidate: int = 0,
         parser_class: Optional[Callable[..., Any]] = None,
         stable: bool = True,
+        coerce: bool = False,
     ) -> None:
-        super().__init__(model, parser_class=parser_class, stable=stable)
+        super().__init__(model, parser_class=parser_class, stable=stable, coerce=coerce)
         self.candidate = candidate
         """The index of the candidate read (with ``candidate_count > 1``)."""
 

@@ -165,8 +165,9 @@ class OpenAIChatStructuredOutput(StructuredOutput):
         choice: int = 0,
         parser_class: Optional[Callable[..., Any]] = None,
         stable: bool = True,
+        coerce: bool = False,
     ) -> None:
-        super().__init__(model, parser_class=parser_class, stable=stable)
+        super().__init__(model, parser_class=parser_class, stable=stable, coerce=coerce)
         self.choice = choice
         """The index of the choice read (with ``n > 1``)."""
 

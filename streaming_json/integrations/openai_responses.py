@@ -148,9 +148,14 @@ class OpenAIResponsesStructuredOutput(StructuredOutput):
     """
 
     def __init__(
-        self, model: Any = None, *, parser_class: Optional[Callable[..., Any]] = None, stable: bool = True
+        self,
+        model: Any = None,
+        *,
+        parser_class: Optional[Callable[..., Any]] = None,
+        stable: bool = True,
+        coerce: bool = False,
     ) -> None:
-        super().__init__(model, parser_class=parser_class, stable=stable)
+        super().__init__(model, parser_class=parser_class, stable=stable, coerce=coerce)
         self._part: Any = None  # (output_index, content_index) of the part being read
         self._part_start = 0  # where its text starts in the text
 

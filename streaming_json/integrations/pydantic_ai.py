@@ -487,7 +487,8 @@ class PydanticAIStructuredOutput(StructuredOutput):
     text with no JSON in it where JSON was, or the provider's refusal (pydantic-ai's ``ContentFilterError``).
     ``stream()``/``astream()`` end the output where the run raises pydantic-ai's ``UnexpectedModelBehavior`` (a
     refusal, output retries exhausted, the token limit), keeping the exception in ``run_error``: not an exception in
-    the middle of a stream. ``tool_name=`` names the one output tool where it has another name.
+    the middle of a stream. ``tool_name=`` names the one output tool where it has another name; ``coerce=True`` reads
+    each member's JSON as its schema says (``streaming_json.pydantic.ModelStream(coerce=True)``), naming each repair.
     """
 
     def __init__(
@@ -497,6 +498,7 @@ class PydanticAIStructuredOutput(StructuredOutput):
         tool_name: Optional[str] = None,
         parser_class: Optional[Callable[..., Any]] = None,
         stable: bool = True,
+        coerce: bool = False,
     ) -> None:
         self.output_type = output_type
         """The agent's output type (the constructor's argument)."""
@@ -517,7 +519,7 @@ class PydanticAIStructuredOutput(StructuredOutput):
         self._final = False
         self._shown_inner: Any = MISSING
         self._json_parser_class = parser_class
-        super().__init__(None, parser_class=parser_class, stable=stable)
+        super().__init__(None, parser_class=parser_class, stable=stable, coerce=coerce)
         self.tool_name: Optional[str] = None
         """The name of the output tool the value comes from; None for a text output or before the output starts."""
         self._member: Optional[_Member] = None

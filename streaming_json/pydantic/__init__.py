@@ -34,12 +34,17 @@ if tuple(int(part) for part in pydantic.VERSION.split(".")[:2]) < (2, 7):  # pra
     )
 
 from ._items import aiter_models, iter_models
+from ._policies import State, Stream, StreamPolicy, StreamState
 from ._result import ModelResult
 from ._stream import ModelStream
 from ._twins import PartialDataclass, PartialRootTwin, PartialTwin, partial_twin
 
 __all__ = [
     "ModelStream",
+    "Stream",
+    "StreamPolicy",
+    "StreamState",
+    "State",
     "ModelResult",
     "iter_models",
     "aiter_models",

@@ -23,10 +23,22 @@ _MAKERS: dict[Any, Callable[[list[Any]], Any]] = {
 }
 
 
-class SequenceNode(Node):
-    """A list, tuple, set or other sequence: its completed items and the open one."""
+def _leaves_out(node: Node, where: str) -> bool:
+    """Whether a container leaves out a member of ``node`` that would show None (``Stream.not_null()``); a policy
+    only a field may have is an error here."""
+    policy = node.policy
+    if policy is None:
+        return False
+    if policy.field_only:
+        raise TypeError(f"Stream.{policy.field_only[0]}() applies to a field, not to {where} ({node.annotation!r})")
+    return bool(policy.not_null)
 
-    __slots__ = ("item", "items", "make", "plain")
+
+class SequenceNode(Node):
+    """A list, tuple, set or other sequence: its completed items and the open one. An item with nothing valid to
+    show is None in its place, or left out where the items are ``Stream.not_null()``."""
+
+    __slots__ = ("item", "items", "make", "plain", "leave_out")
 
     def __init__(
         self,
@@ -43,10 +55,13 @@ class SequenceNode(Node):
         # A fixed tuple has a node per position; anything else one for every item.
         self.item: Optional[Node] = build(items[0] if items else Any, config) if variadic else None
         self.items = tuple(build(item, config) for item in items) if not variadic else ()
+        self.leave_out = self.item is not None and _leaves_out(self.item, "a list's items")
+        for node in self.items:
+            _leaves_out(node, "a tuple's items")
         self.make: Optional[Callable[[list[Any]], Any]] = _MAKERS.get(origin)
         # A plain list or tuple validates item by item, as the items were validated when they completed: its value is
-        # the list of them, with no call into pydantic.
-        self.plain = not metadata and variadic and origin in (list, tuple)
+        # the list of them, with no call into pydantic (unless items may be left out of what shows).
+        self.plain = not metadata and variadic and origin in (list, tuple) and not self.leave_out
         self.passthrough = self.plain and self.item is not None and self.item.passthrough
 
     def child(self, slot: Key) -> Node:
@@ -66,7 +81,10 @@ class SequenceNode(Node):
 
     def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         frame.raws.append(raw)
-        frame.values.append(value)
+        if value is ABSENT:  # nothing valid to show (an item shown only once valid, or held back)
+            value = None
+        if value is not None or not self.leave_out:
+            frame.values.append(value)
         if not ok:
             frame.bad += 1
         if not self.plain and node.passthrough and ok and (type(raw) is dict or type(raw) is list):
@@ -83,7 +101,7 @@ class SequenceNode(Node):
 
     def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         items = frame.values.copy()
-        if value is not ABSENT:
+        if value is not ABSENT and (value is not None or not self.leave_out):
             items.append(value)
         return self._shape(items)
 
@@ -104,7 +122,7 @@ class SequenceNode(Node):
 class MappingNode(Node):
     """A dict: its completed members and the open one, keys validated as the key type says."""
 
-    __slots__ = ("key", "value", "plain", "key_plain")
+    __slots__ = ("key", "value", "plain", "key_plain", "leave_out")
 
     def __init__(
         self,
@@ -120,7 +138,8 @@ class MappingNode(Node):
         self.key = build(key, config)
         self.value = build(value, config)
         self.key_plain = key is str or key is Any
-        self.plain = not metadata and self.key_plain
+        self.leave_out = _leaves_out(self.value, "a dict's values")
+        self.plain = not metadata and self.key_plain and not self.leave_out
         self.passthrough = self.plain and self.value.passthrough
 
     def child(self, slot: Key) -> Node:
@@ -146,14 +165,17 @@ class MappingNode(Node):
                 return None
         if not ok:
             frame.bad += 1
-        frame.values[key] = value
+        if value is ABSENT or (value is None and self.leave_out):  # nothing valid to show: the key is left out
+            frame.values.pop(key, None)
+        else:
+            frame.values[key] = value
         frame.substitute(slot, value, node.passthrough and ok and (type(raw) is dict or type(raw) is list))
         return None
 
     def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         values = frame.values.copy()
         if slot is not None and self.key_plain:
-            if value is not ABSENT:
+            if value is not ABSENT and (value is not None or not self.leave_out):
                 values[slot] = value
             else:
                 values.pop(slot, None)  # a repeated key whose new value is not shown yet

@@ -76,7 +76,7 @@ def _validator_for(annotation: Any, config: Optional[ConfigDict]) -> Any:
 class Frame:
     """An open container on the open path: its completed members and what its node keeps to show it quickly."""
 
-    __slots__ = ("path", "node", "raws", "values", "fields_set", "extra", "subst", "failed", "bad")
+    __slots__ = ("path", "node", "raws", "values", "fields_set", "extra", "subst", "failed", "bad", "partial_errors")
 
     def __init__(self, path: tuple[Key, ...], node: Node, is_list: bool) -> None:
         self.path = path
@@ -89,6 +89,8 @@ class Frame:
         self.fields_set: Any = None
         self.extra: Any = None
         self.subst: Any = None
+        # What validators that asked for partial values raised on the last partial value (``Stream.partial_values``).
+        self.partial_errors: Optional[list[tuple[Any, BaseException]]] = None
         node.init(self)
 
     def substitute(self, slot: Key, value: Any, stands_in: bool) -> None:
@@ -117,6 +119,7 @@ class Node:
         "grows",
         "passthrough",
         "is_container",
+        "policy",
         "_validator",
     )
 
@@ -128,6 +131,7 @@ class Node:
         self.grows = False  # an open string shows as it grows
         self.passthrough = False  # the validated value may stand in for the plain one in the parent's input
         self.is_container = False  # an open container shows partially (else only once complete)
+        self.policy: Any = None  # the place's streaming policy (a StreamPolicy), where it has one
         # Strict validation of Python values rejects what JSON gives (a string for a datetime or an enum): strict
         # places validate the JSON text of the value instead.
         self.json_mode = bool(config and config.get("strict")) or any(getattr(m, "strict", None) for m in metadata)
@@ -225,6 +229,11 @@ class Node:
         """The JSON keys that an attribute name stands for here (``is_complete`` takes names and aliases)."""
         return (name,)
 
+    def member(self, slot: Key) -> Node:
+        """The node of a member by the type, for ``is_complete`` (``child`` is the node that reads it, which in a
+        container shown only once complete reads nothing)."""
+        return self.child(slot)
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.annotation!r})"
 
@@ -262,9 +271,16 @@ class Opaque(Node):
     def __init__(self, inner: Node) -> None:
         super().__init__(inner.annotation, inner.config, inner.metadata)
         self.inner = inner
+        self.policy = inner.policy
 
     def for_container(self, is_list: bool) -> Node:
         return self
+
+    def json_keys(self, name: Key) -> tuple[Key, ...]:
+        return self.inner.json_keys(name)
+
+    def member(self, slot: Key) -> Node:
+        return self.inner.member(slot)
 
     def complete_container(self, raw: Any) -> Outcome:
         value, ok, error = self.inner.validate(raw, raw)
@@ -277,10 +293,11 @@ class Opaque(Node):
 class ScalarNode(Node):
     """A string, number, boolean, null, literal, enum or any other type a JSON scalar validates to."""
 
-    __slots__ = ("fast", "plain")
+    __slots__ = ("fast", "plain", "base")
 
     def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], base: Any) -> None:
         super().__init__(annotation, config, metadata)
+        self.base = base  # the type, without metadata
         constrained = any(getattr(m, attr, None) is not None for m in metadata for attr in _STRING_CONSTRAINTS)
         config_constrained = bool(config) and any(
             config.get(key) is not None  # type: ignore[union-attr]
@@ -359,3 +376,52 @@ class AnyNode(Node):
 
 
 ANY = AnyNode(Any, None)
+
+
+class Done(Node):
+    """A place with ``Stream.done()``: nothing while it streams, then its value validated whole once complete. A value
+    that completes invalid shows nothing (``ABSENT``: the field keeps its placeholder or None), so it is never seen
+    partial. Its members are read by nothing (``child`` is ``IGNORE``): validating the whole validates each once."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: Node) -> None:
+        super().__init__(inner.annotation, inner.config, inner.metadata)
+        self.inner = inner
+        self.policy = inner.policy
+        self.nullable = inner.nullable
+        self.passthrough = inner.passthrough
+        self.json_mode = inner.json_mode
+        self._validator = inner._validator
+
+    @property
+    def validator(self) -> Any:
+        return self.inner.validator
+
+    def validate(self, value: Any, raw: Any) -> Outcome:
+        return self.inner.validate(value, raw)
+
+    def complete_scalar(self, raw: Any) -> Outcome:
+        if raw is None and self.nullable:
+            return None, True, None
+        value, ok, error = self.inner.complete_scalar(raw)
+        return (value if ok else ABSENT), ok, error
+
+    def for_container(self, is_list: bool) -> Node:
+        return self
+
+    def takes_container(self, is_list: bool) -> bool:
+        return self.inner.takes_container(is_list)
+
+    def complete_container(self, raw: Any) -> Outcome:
+        value, ok, error = self.inner.validate(raw, raw)
+        return (value if ok else ABSENT), ok, error
+
+    def finalize(self, frame: Frame, raw: Any) -> Outcome:
+        return self.complete_container(raw)
+
+    def json_keys(self, name: Key) -> tuple[Key, ...]:
+        return self.inner.json_keys(name)
+
+    def member(self, slot: Key) -> Node:
+        return self.inner.member(slot)

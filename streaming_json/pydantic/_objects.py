@@ -16,6 +16,7 @@ from pydantic.fields import FieldInfo
 from .._shared import ABSENT, Key
 from ._annotations import REQUIRED_ORIGINS, unwrap, with_metadata
 from ._nodes import ANY, IGNORE, Build, Errors, Frame, Node, Opaque, Outcome
+from ._policies import PartialInfo, State, StreamState, field_policy, partial_validators
 from ._twins import construct_dataclass, construct_model, partial_twin
 
 
@@ -32,6 +33,11 @@ class _Fields:
         "nodes",
         "extra_allowed",
         "build",
+        "not_null",
+        "states",
+        "placeholders",
+        "field_checks",
+        "model_checks",
     )
 
     def __init__(
@@ -71,6 +77,29 @@ class _Fields:
         self.nodes: dict[str, Node] = {}
         self.extra_allowed = extra_allowed
         self.build = build
+        # The fields' streaming policies, read from their annotations (their nodes are built later, on first use).
+        not_null: list[str] = []
+        states: list[str] = []
+        self.placeholders: dict[str, Any] = {}
+        for name, (annotation, metadata) in self.annotations.items():
+            policy = field_policy(annotation, metadata)
+            if policy is None:
+                continue
+            if policy.not_null:
+                if policy.starts_as is not ABSENT:
+                    raise TypeError(
+                        f"{getattr(owner, '__qualname__', owner)}.{name}: Stream.not_null() holds the object back "
+                        "until the field has a value, so it has no placeholder: drop Stream.starts_as()"
+                    )
+                not_null.append(name)
+            if policy.with_state:
+                states.append(name)
+            if policy.starts_as is not ABSENT:
+                self.placeholders[name] = policy.starts_as
+        self.not_null = tuple(not_null)
+        self.states = tuple(states)
+        # Validators that asked for partial values (``Stream.partial_values``): a model's only.
+        self.field_checks, self.model_checks = partial_validators(owner)
 
     def node(self, key: Key) -> Node:
         found = self.nodes.get(key)  # type: ignore[arg-type]
@@ -88,14 +117,17 @@ class _Fields:
 class ObjectNode(Node):
     """A model, dataclass or typed dict: a member per field, shown by attribute name."""
 
-    __slots__ = ("fields", "defaults")
+    __slots__ = ("fields", "defaults", "policies")
 
     def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...], fields: _Fields):
         super().__init__(annotation, config, metadata)
         self.is_container = True
         self.fields = fields
-        # A twin has every field (None until read); a typed dict only the keys read.
-        self.defaults: Optional[dict[str, Any]] = None
+        # A twin has every field (None until read, or its placeholder); a typed dict only the keys read (and those
+        # with a placeholder).
+        self.defaults: Optional[dict[str, Any]] = dict(fields.placeholders) if fields.placeholders else None
+        # Whether a partial value needs more than its values: a field's policy, or a validator that asked for them.
+        self.policies = bool(fields.not_null or fields.states or fields.field_checks)
 
     def child(self, slot: Key) -> Node:
         found = self.fields.nodes.get(slot)  # type: ignore[arg-type]
@@ -125,7 +157,7 @@ class ObjectNode(Node):
                     frame.extra = {}
                 frame.extra[slot] = value
             return None
-        if value is ABSENT:
+        if value is ABSENT or (value is None and not ok):  # nothing valid to show: as if not read
             self._unset(frame.values, frame.fields_set, name)
         else:
             frame.values[name] = value
@@ -137,11 +169,68 @@ class ObjectNode(Node):
         return None
 
     def _unset(self, values: dict[str, Any], fields_set: set[str], name: str) -> None:
-        if self.defaults is None:
-            values.pop(name, None)
+        if self.defaults is not None and name in self.defaults:
+            values[name] = self.defaults[name]  # None, or the placeholder
         else:
-            values[name] = None
+            values.pop(name, None)
         fields_set.discard(name)
+
+    def _with_policies(self, frame: Frame, values: dict[str, Any], slot: Optional[Key]) -> bool:
+        """Apply the fields' policies to the values a partial value shows: False where a ``not_null`` field has no
+        value yet (the object is held back); validators that asked for partial values run on them; fields with
+        state are wrapped in ``StreamState``."""
+        fields = self.fields
+        for name in fields.not_null:
+            if values.get(name) is None:
+                return False
+        if fields.field_checks or fields.model_checks:
+            self._check_partial(frame, values)
+        if fields.states:
+            open_name = fields.key_to_name.get(slot) if type(slot) is str else None
+            raws = frame.raws
+            for name in fields.states:
+                state: State
+                if name == open_name:
+                    state = "incomplete"
+                elif any(key in raws for key in fields.name_to_keys[name]):
+                    state = "complete"
+                else:
+                    state = "pending"
+                values[name] = StreamState(state, values.get(name))
+        return True
+
+    def _check_partial(self, frame: Frame, values: dict[str, Any]) -> None:
+        """The field validators that asked for partial values, on the values shown; an error keeps the value as it
+        was and is kept in the frame (``ModelStream.partial_errors``)."""
+        errors: Optional[list[tuple[Key, BaseException]]] = None
+        for name, function, takes_info in self.fields.field_checks:
+            value = values.get(name)
+            if value is None:
+                continue
+            try:
+                if takes_info:
+                    values[name] = function(value, PartialInfo(values, name, self.config))
+                else:
+                    values[name] = function(value)
+            except Exception as error:
+                if errors is None:
+                    errors = []
+                errors.append((self.fields.name_to_keys[name][0], error))
+        frame.partial_errors = errors
+
+    def _check_partial_model(self, frame: Frame, twin: Any) -> Any:
+        """The model validators (``after``) that asked for partial values, on the partial twin."""
+        errors = frame.partial_errors if self.fields.field_checks else None
+        for function, takes_info in self.fields.model_checks:
+            try:
+                result = function(twin, PartialInfo({}, None, self.config)) if takes_info else function(twin)
+            except Exception as error:
+                errors = [*(errors or ()), ((), error)]
+            else:
+                if result is not None:
+                    twin = result
+        frame.partial_errors = errors
+        return twin
 
     def _open_values(self, frame: Frame, slot: Optional[Key], value: Any) -> tuple[dict[str, Any], set[str], Any]:
         """The completed members' values with the open member's; fields read; extra members."""
@@ -183,16 +272,19 @@ class ModelNode(ObjectNode):
     ) -> None:
         super().__init__(annotation, cls.model_config, metadata, _model_fields(cls, build))
         self.twin = partial_twin(cls)
-        self.defaults = dict.fromkeys(cls.model_fields)
+        self.defaults = {**dict.fromkeys(cls.model_fields), **self.fields.placeholders}
         self.passthrough = not metadata and cls.model_config.get("revalidate_instances", "never") == "never"
         if not metadata:  # the model's own validator: no adapter to build
             self._validator = cls.__pydantic_validator__
 
     def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         values, fields_set, extra = self._open_values(frame, slot, value)
+        if self.policies and not self._with_policies(frame, values, slot):
+            return ABSENT
         if extra is not None or self.fields.extra_allowed:
             extra = dict(extra or ())
-        return construct_model(self.twin, values, fields_set, extra)
+        twin = construct_model(self.twin, values, fields_set, extra)
+        return self._check_partial_model(frame, twin) if self.fields.model_checks else twin
 
 
 class DataclassNode(ObjectNode):
@@ -206,13 +298,15 @@ class DataclassNode(ObjectNode):
         super().__init__(annotation, config, metadata, _Fields(cls, own or config, fields, no_subst, False, build))
         self.config = own if own is not None else config
         self.twin = partial_twin(cls)
-        self.defaults = {f.name: None for f in dataclasses.fields(cls) if f.init}
+        self.defaults = {**{f.name: None for f in dataclasses.fields(cls) if f.init}, **self.fields.placeholders}
 
     def _input(self, frame: Frame, raw: Any) -> Any:
         return raw  # pydantic re-reads a dataclass instance's fields: no gain in passing one
 
     def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         values, _, _ = self._open_values(frame, slot, value)
+        if self.policies and not self._with_policies(frame, values, slot):
+            return ABSENT
         return construct_dataclass(self.twin, values)
 
 
@@ -230,6 +324,8 @@ class TypedDictNode(ObjectNode):
 
     def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         values, _, extra = self._open_values(frame, slot, value)
+        if self.policies and not self._with_policies(frame, values, slot):
+            return ABSENT
         if extra:
             values.update(extra)
         return values

@@ -28,8 +28,9 @@ from ._annotations import (
     with_metadata,
 )
 from ._collections import MappingNode, SequenceNode
-from ._nodes import ANY, IGNORE, Node, Opaque, ScalarNode
+from ._nodes import ANY, IGNORE, AnyNode, Done, Node, Opaque, ScalarNode
 from ._objects import DataclassNode, ModelNode, ObjectNode, RootModelNode, TypedDictNode
+from ._policies import StreamPolicy, split_policy
 from ._unions import DiscriminatedNode, UnionNode
 
 __all__ = ["plan", "build", "adapter"]
@@ -54,8 +55,24 @@ def plan(type_: Any) -> Node:
 
 
 def build(annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...] = ()) -> Node:
-    """The node for ``annotation`` in a place whose config is ``config``."""
+    """The node for ``annotation`` in a place whose config is ``config``. Streaming policies (``Stream.done()``, ...)
+    are taken out of the metadata, so that validation never sees them, and given to the node."""
     tp, metadata = unwrap(annotation, metadata)
+    policy, metadata = split_policy(tp, metadata)
+    node = _build(tp, config, metadata)
+    return node if policy is None else _with_policy(node, policy)
+
+
+def _with_policy(node: Node, policy: StreamPolicy) -> Node:
+    if node is ANY:  # shared: a place with a policy gets a node of its own
+        node = AnyNode(Any, None)
+    node.policy = policy.merged(node.policy) if node.policy is not None else policy
+    if policy.done and not isinstance(node, Done):
+        node = Done(node)
+    return node
+
+
+def _build(tp: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...]) -> Node:
     full = with_metadata(tp, metadata)
     origin = typing.get_origin(tp)
     if tp is Any or tp is object:

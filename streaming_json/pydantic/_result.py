@@ -15,7 +15,7 @@ T = TypeVar("T")
 class ModelResult(Generic[T]):
     """What :meth:`ModelStream.finish` returns: ``value`` and ``error`` (unpack as ``value, error = result``)."""
 
-    __slots__ = ("value", "error", "text", "type_")
+    __slots__ = ("value", "error", "text", "type_", "repairs", "complete")
 
     value: Optional[T]
     """The validated value, or None where the text did not validate."""
@@ -26,12 +26,29 @@ class ModelResult(Generic[T]):
 
     type_: Any
     """The type validated against."""
+    repairs: list[tuple[tuple[Any, ...], str]]
+    """With ``coerce=True``: ``(path, kind)`` for every repair that made the text fit the schema (``()`` for the
+    text's own: ``from_fence``, ``comment``, ...); empty otherwise."""
+    complete: bool
+    """Whether the text held a whole value: False where it was cut off inside it (then ``value`` is None), coerced
+    or not."""
 
-    def __init__(self, value: Optional[T], error: Optional[BaseException], text: str = "", type_: Any = None) -> None:
+    def __init__(
+        self,
+        value: Optional[T],
+        error: Optional[BaseException],
+        text: str = "",
+        type_: Any = None,
+        *,
+        repairs: Optional[list[tuple[tuple[Any, ...], str]]] = None,
+        complete: bool = True,
+    ) -> None:
         self.value = value
         self.error = error
         self.text = text
         self.type_ = type_
+        self.repairs = repairs if repairs is not None else []
+        self.complete = complete
 
     @property
     def message(self) -> Optional[str]:
@@ -57,7 +74,9 @@ class ModelResult(Generic[T]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"ModelResult(value={self.value!r}, error={self.error!r})"
+        extra = f", repairs={self.repairs!r}" if self.repairs else ""
+        extra += "" if self.complete else ", complete=False"
+        return f"ModelResult(value={self.value!r}, error={self.error!r}{extra})"
 
 
 def _type_name(type_: Any) -> str:

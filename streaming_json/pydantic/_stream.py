@@ -11,6 +11,7 @@ parser's copy-credit rule (a large open path is copied only as often as the text
 
 from __future__ import annotations
 
+import json
 from typing import Any, Generic, Optional, TypeVar, overload
 
 from pydantic import ValidationError
@@ -18,7 +19,8 @@ from pydantic import ValidationError
 from .._backend import StreamingJsonParser
 from .._repair import repair_json
 from .._shared import ABSENT, MISSING, REPORT_DEPTH_LIMIT, Key, Path, Piece, continuation
-from ._nodes import Frame, Node
+from ._coerce import Repairs, align, read_text
+from ._nodes import Done, Frame, Node, Opaque, dumps
 from ._plan import adapter, plan
 from ._result import ModelResult
 
@@ -27,6 +29,7 @@ __all__ = ["ModelStream"]
 T = TypeVar("T")
 
 _CONTAINERS = (dict, list)
+_WHOLE = (Done, Opaque)  # nodes of containers read whole once complete
 
 
 class ModelStream(Generic[T]):
@@ -39,6 +42,14 @@ class ModelStream(Generic[T]):
     type is a literal, an enum or a constrained string; numbers and booleans show once complete; a value never
     changes type. Completed parts are validated once; an invalid one stays partial and its error goes to
     ``errors``. ``finish()`` validates the complete text once, strictly.
+
+    Streaming policies in the type (``Annotated[T, Stream.done()]``, ...: :class:`Stream`) say what a place shows
+    while it streams.
+
+    ``coerce=True`` reads what models write as the schema says (strings to numbers and booleans, one value to a
+    one-item list, enum values by case or unambiguous prefix, an object in a markdown fence or prose, comments,
+    trailing commas, Python literals) and names every repair: ``repairs`` while it runs, ``ModelResult.repairs`` at
+    the end. A value that fits the schema is never changed.
 
     ``parser_class`` picks the parser (a backend's ``StreamingJsonParser``; by default the package's); it reads
     stably (``stable=True``: a value once shown stays shown), or with the reference's reading (``stable=False``).
@@ -62,6 +73,9 @@ class ModelStream(Generic[T]):
         "_chunks",
         "_text",
         "_bytes",
+        "_coerce",
+        "repairs",
+        "_repairs_seen",
     )
 
     type_: Any
@@ -69,15 +83,24 @@ class ModelStream(Generic[T]):
     errors: list[tuple[Path, BaseException]]
     """``(path, error)`` for every completed part that failed validation, in the order they completed; paths are
     JSON keys and indices. A part whose failure is explained by a failed part inside it is not listed again."""
+    repairs: Repairs
+    """With ``coerce=True``, ``(path, kind)`` for every repair made to a completed part so far (kinds:
+    ``string_to_int``, ``single_to_list``, ``enum_case``, ...); the repairs of the text itself (a fence, comments)
+    are in ``finish()``'s result."""
 
     @overload
-    def __init__(self, type_: type[T], *, parser_class: Any = None, stable: bool = True) -> None: ...
+    def __init__(
+        self, type_: type[T], *, parser_class: Any = None, stable: bool = True, coerce: bool = False
+    ) -> None: ...
 
     @overload
-    def __init__(self: ModelStream[Any], type_: Any, *, parser_class: Any = None, stable: bool = True) -> None: ...
+    def __init__(
+        self: ModelStream[Any], type_: Any, *, parser_class: Any = None, stable: bool = True, coerce: bool = False
+    ) -> None: ...
 
-    def __init__(self, type_: Any, *, parser_class: Any = None, stable: bool = True) -> None:
+    def __init__(self, type_: Any, *, parser_class: Any = None, stable: bool = True, coerce: bool = False) -> None:
         self.type_ = type_
+        self._coerce = coerce
         adapter(type_)  # a type pydantic cannot validate fails here, not in the middle of a stream
         self._root: Node = plan(type_)
         self._parser_class = parser_class if parser_class is not None else StreamingJsonParser
@@ -85,10 +108,13 @@ class ModelStream(Generic[T]):
         self._start()
 
     def _start(self) -> None:
-        self._parser = self._parser_class(changes=False, done_events=True, stable=self._stable)
+        options: dict[str, Any] = {"prose": True} if self._coerce else {}  # an object in a fence or in prose
+        self._parser = self._parser_class(changes=False, done_events=True, stable=self._stable, **options)
         self._read = self._parser.append
         self._take_snapshot = self._parser.snapshot
         self.errors = []
+        self.repairs = []
+        self._repairs_seen: set[Any] = set()
         self._frames: list[Frame] = []
         # The innermost open value of the last walk, as (frame, slot, what it showed): what a rebuild shows there.
         self._open_member: Optional[tuple[Frame, Any, Any]] = None
@@ -180,17 +206,33 @@ class ModelStream(Generic[T]):
             for key in keys:
                 if type(raws) is list:
                     if type(key) is int and 0 <= key < len(raws):
-                        return _exists(node.child(key), raws[key], path[depth + 1 :])
+                        return _exists(node.member(key), raws[key], path[depth + 1 :])
                 elif key in raws:
-                    return _exists(node.child(key), raws[key], path[depth + 1 :])
+                    return _exists(node.member(key), raws[key], path[depth + 1 :])
             following = frames[depth + 1] if depth + 1 < len(frames) else None
             if following is None or following.path[-1] not in keys:
                 return False
         return False  # the path names an open container
 
+    @property
+    def partial_errors(self) -> list[tuple[Path, BaseException]]:
+        """``(path, error)`` for what validators that asked for partial values (``Stream.partial_values``) raised on
+        the last partial value: the value shows as it was read there."""
+        found: list[tuple[Path, BaseException]] = []
+        for frame in self._frames:
+            if frame.partial_errors:
+                found.extend(((*frame.path, *_as_path(where)), error) for where, error in frame.partial_errors)
+        return found
+
     def finish(self) -> ModelResult[T]:
         """One strict validation of the complete text (``validate_json``). Strings holding raw control characters or
-        stray backslashes are repaired first where that is what makes the text parse, as for tool-call arguments."""
+        stray backslashes are repaired first where that is what makes the text parse, as for tool-call arguments.
+
+        With ``coerce=True``: the text read as JSON where it is not quite (a fence, prose, comments, trailing commas,
+        Python literals), the value aligned to the schema, then validated; the result's ``repairs`` name each repair.
+        A text cut off inside its value is never complete (``result.complete``), coerced or not, and gives no value."""
+        if self._coerce:
+            return self._finish_coerced()
         text = self.text
         validator = adapter(self.type_)
         try:
@@ -202,10 +244,66 @@ class ModelStream(Generic[T]):
                     return ModelResult(validator.validate_json(repaired), None, text, self.type_)
                 except Exception:
                     pass
-            return ModelResult(None, error, text, self.type_)
+            return ModelResult(None, error, text, self.type_, complete=self._whole(error))
         except Exception as error:  # what a user's validator raised
             return ModelResult(None, error, text, self.type_)
         return ModelResult(value, None, text, self.type_)
+
+    def _whole(self, error: ValidationError) -> bool:
+        """Whether a text that failed validation held a whole value: where it is not JSON, whether the parser read
+        its root value to the end (a text cut off inside it never did)."""
+        if any(detail["type"] == "json_invalid" for detail in error.errors(include_url=False)):
+            return bool(self._parser.done)
+        return True
+
+    def _finish_coerced(self) -> ModelResult[T]:
+        text = self.text
+        validator = adapter(self.type_)
+        body, kinds, complete = read_text(text)
+        repairs: Repairs = [((), kind) for kind in kinds]
+        if body is None or not complete:
+            try:  # the error validate_json gives for the text it could read (cut off: an EOF error)
+                validator.validate_json(body if body is not None else text)
+                error: BaseException = ValueError("the text ends inside its value")
+            except Exception as found:
+                error = found
+            return ModelResult(None, error, text, self.type_, repairs=repairs, complete=False)
+        try:
+            value = json.loads(body)
+        except ValueError:
+            value = json.loads(repair_json(body))  # raw control characters in strings: read leniently, as the parser
+        value = align(self._root, value, (), repairs)
+        try:
+            result = validator.validate_python(value)
+        except ValidationError:
+            try:  # strict places take what JSON gives only from JSON text
+                result = validator.validate_json(dumps(value))
+            except Exception as error:
+                return ModelResult(None, error, text, self.type_, repairs=repairs)
+        except Exception as error:
+            return ModelResult(None, error, text, self.type_, repairs=repairs)
+        return ModelResult(result, None, text, self.type_, repairs=repairs)
+
+    def _repaired_part(self, node: Node, raw: Any, path: Path, outcome: Any) -> Any:
+        """With ``coerce=True``: a completed part aligned to its place where it does not fit, validated again; the
+        outcome of the repair where it took (its repairs recorded), else ``outcome``."""
+        found: Repairs = []
+        fixed = align(node, raw, path, found)
+        if fixed is raw:
+            return outcome
+        if type(raw) in _CONTAINERS:
+            repaired = node.validate(fixed, fixed)
+            if not repaired[1]:
+                return outcome
+        else:
+            repaired = node.complete_scalar(fixed)
+            if not repaired[1] and outcome[1]:
+                return outcome
+        for repair in found:
+            if repair not in self._repairs_seen:
+                self._repairs_seen.add(repair)
+                self.repairs.append(repair)
+        return repaired
 
     # --- Completed values ---------------------------------------------------------------------------------------
 
@@ -230,18 +328,30 @@ class ModelStream(Generic[T]):
             del frames[depth:]
         # ``reported``: the error is in ``errors``, here or (for a container whose failure its members explain)
         # further in; a scalar's error counts where its container completes (validators may need other fields).
+        coerced = False
         if own is not None:  # an open container: its members are validated already
             value, ok, error = own.node.finalize(own, raw)
+            # A container shown only once complete read no member on its own: its repairs are found here.
+            if self._coerce and (not ok or isinstance(own.node, _WHOLE)):
+                value, ok, error = self._repaired_part(own.node, raw, path, (value, ok, error))
+                coerced = ok
             reported = error is not None
             if reported and not _explained(error, own, own.node):  # type: ignore[arg-type]
                 self.errors.append((path, error))  # type: ignore[arg-type]
         elif type(raw) is dict or type(raw) is list:  # a container that arrived whole
-            value, ok, error = node.for_container(type(raw) is list).complete_container(raw)
+            container = node.for_container(type(raw) is list)
+            value, ok, error = container.complete_container(raw)
+            if self._coerce:  # arrived whole: no member was read on its own
+                value, ok, error = self._repaired_part(container, raw, path, (value, ok, error))
+                coerced = ok
             reported = error is not None
             if reported:
                 self.errors.append((path, error))  # type: ignore[arg-type]
         else:
             value, ok, error = node.complete_scalar(raw)
+            if self._coerce and type(raw) is not type(value):  # a string read as a number, an enum by its case
+                value, ok, error = self._repaired_part(node, raw, path, (value, ok, error))
+                coerced = ok
             reported = error is not None and parent is None
             if reported:
                 self.errors.append((path, error))  # type: ignore[arg-type]
@@ -255,6 +365,8 @@ class ModelStream(Generic[T]):
         if self._open_member is not None and self._open_member[0] is parent and self._open_member[1] == path[-1]:
             self._open_member = None  # the open value of the last walk completed
         more = parent.node.add(parent, path[-1], raw, value, ok, node)
+        if coerced:  # the repaired value, not the text's, goes into the parent's validation
+            parent.substitute(path[-1], value, True)
         if more:  # a discriminated union re-read its members as its variant's
             for slot, member_error in more:
                 self.errors.append((parent.path + (slot,), member_error))
@@ -337,7 +449,7 @@ class ModelStream(Generic[T]):
         for frame in reversed(frames):
             value = frame.node.partial(frame, slot, value)
             slot = frame.path[-1] if frame.path else None
-        return value
+        return None if value is ABSENT else value
 
 
 def _exists(node: Node, raw: Any, path: tuple[Any, ...]) -> bool:
@@ -346,12 +458,12 @@ def _exists(node: Node, raw: Any, path: tuple[Any, ...]) -> bool:
         if type(raw) is list:
             if type(slot) is not int or not 0 <= slot < len(raw):
                 return False
-            node = node.child(slot)
+            node = node.member(slot)
             raw = raw[slot]
         elif type(raw) is dict:
             for key in node.json_keys(slot):
                 if key in raw:
-                    node = node.child(key)
+                    node = node.member(key)
                     raw = raw[key]
                     break
             else:
@@ -374,6 +486,10 @@ def _explained(error: BaseException, frame: Frame, node: Node) -> bool:
         if first not in failed and not failed.intersection(node.json_keys(first)):
             return False
     return True
+
+
+def _as_path(where: Any) -> Path:
+    return where if type(where) is tuple else (where,)
 
 
 def _repaired(text: str, error: ValidationError) -> Optional[str]:

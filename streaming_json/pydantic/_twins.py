@@ -4,6 +4,11 @@ A twin is what a stream shows for a model (or dataclass) that is still streaming
 validation. It carries the original's field names and aliases but none of its validators, so attribute access never
 raises and nothing validates a half-read value. ``isinstance(value, Model)`` therefore means "complete and valid";
 ``isinstance(value, PartialTwin)`` means "partial".
+
+A model's twin can be *declared* (``class PartialOrder(PartialTwin): partial_of = Order`` with an annotation per
+field) for a type checker to read: the stream checks, when it first reads the model, that each annotation is what the
+field's policies let it show (``_shapes``), and the generated twin subclasses the declared class, so that
+``isinstance(value, PartialOrder)`` narrows a partial value to it.
 """
 
 from __future__ import annotations
@@ -21,11 +26,28 @@ _object_new = object.__new__
 
 
 class PartialTwin(BaseModel):
-    """Base class of the partial twins of models: ``partial_twin(Model)`` is a subclass."""
+    """Base class of the partial twins of models: ``partial_twin(Model)`` is a subclass.
 
-    model_config = ConfigDict(defer_build=True)
+    Subclass it to declare a model's twin for a type checker: ``partial_of = Model`` and each field annotated with
+    what it can show (``T`` for a ``done`` + ``not_null`` field, ``Optional[T]`` for ``done``, ``Optional[str]`` for a
+    streaming string, ...); the stream checks the annotations against the policies when it first reads the model, and
+    its partial values are instances of the declared class."""
+
+    model_config = ConfigDict(defer_build=True, arbitrary_types_allowed=True)
     partial_of: ClassVar[type]
     """The model this class is the partial twin of."""
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        original = cls.__dict__.get("partial_of")
+        if original is not None and not cls.__dict__.get("__generated_twin__", False):
+            if original in _TWINS and not issubclass(_TWINS[original], cls):
+                raise TypeError(
+                    f"{cls.__qualname__}: the partial twin of {original.__qualname__} was made before this declaration;"
+                    " declare it before streaming the model"
+                )
+            _DECLARED[original] = cls
 
 
 class PartialRootTwin(RootModel[Any]):
@@ -41,8 +63,9 @@ class PartialDataclass:
     partial_of: ClassVar[type]
 
 
-# Twins are made once per class and live as long as it does.
+# Twins are made once per class and live as long as it does; declared twins are kept by their model.
 _TWINS: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
+_DECLARED: weakref.WeakKeyDictionary[type, type] = weakref.WeakKeyDictionary()
 
 # Config keys a twin copies from its original: how its fields are named, and whether it is frozen.
 _NAMING_KEYS = ("populate_by_name", "validate_by_name", "validate_by_alias", "frozen")
@@ -60,7 +83,12 @@ def partial_twin(cls: type) -> type[Any]:
         if isinstance(cls, type) and issubclass(cls, RootModel):
             twin = _root_model_twin(cls)
         elif isinstance(cls, type) and issubclass(cls, BaseModel):
-            twin = _model_twin(cls)
+            declared = _DECLARED.get(cls)
+            if declared is not None:
+                from ._shapes import check_declared_twin  # the shapes read the plan's rules, which need the twins
+
+                check_declared_twin(cls, declared, _DECLARED)
+            twin = _model_twin(cls, declared)
         elif dataclasses.is_dataclass(cls):
             twin = _dataclass_twin(cls)
         else:
@@ -69,7 +97,12 @@ def partial_twin(cls: type) -> type[Any]:
     return twin
 
 
-def _model_twin(cls: type[BaseModel]) -> type:
+def declared_twin(cls: type) -> Optional[type]:
+    """The twin declared for a model (a ``PartialTwin`` subclass with ``partial_of = cls``), if any."""
+    return _DECLARED.get(cls)
+
+
+def _model_twin(cls: type[BaseModel], declared: Optional[type] = None) -> type:
     original = cls.model_config
     config = ConfigDict(defer_build=True, protected_namespaces=(), arbitrary_types_allowed=True)
     for key in _NAMING_KEYS:
@@ -83,6 +116,7 @@ def _model_twin(cls: type[BaseModel]) -> type:
         "__annotations__": {},
         "model_config": config,
         "partial_of": cls,
+        "__generated_twin__": True,
     }
     for name, field in cls.model_fields.items():
         namespace["__annotations__"][name] = Optional[Any]
@@ -94,6 +128,10 @@ def _model_twin(cls: type[BaseModel]) -> type:
             title=field.title,
             description=field.description,
         )
+    if declared is not None:  # the declared class's name, and its instances are the partial values
+        namespace["__qualname__"] = declared.__qualname__
+        namespace["__module__"] = declared.__module__
+        return type(declared.__name__, (declared,), namespace)
     return type(f"Partial{cls.__name__}", (PartialTwin,), namespace)
 
 
