@@ -27,7 +27,7 @@ from typing import Any, Optional
 
 from ._shared import Key, Path
 
-__all__ = ["PatchStream", "JsonPatchOp", "pointer", "apply_patch", "coalesce"]
+__all__ = ["PatchStream", "StrictOps", "JsonPatchOp", "pointer", "apply_patch", "coalesce"]
 
 JsonPatchOp = dict[str, Any]
 """One operation: ``{"op": "add" | "replace" | "append", "path": pointer, "value": value}``."""
@@ -64,7 +64,7 @@ class PatchStream:
     :func:`coalesce`, or a writer's flush interval).
     """
 
-    __slots__ = ("strict", "_root", "_last_path", "_last_pointer", "_strings")
+    __slots__ = ("strict", "_root", "_last_path", "_last_pointer", "_strict_ops")
 
     def __init__(self, *, strict: bool = False) -> None:
         self.strict = strict
@@ -72,7 +72,7 @@ class PatchStream:
         self._root: Optional[dict[Key, Any]] = None  # the paths that hold a value, as nested dicts; None: no value yet
         self._last_path: Path = ()
         self._last_pointer = ""
-        self._strings: dict[Path, str] = {}  # strict mode: each string so far
+        self._strict_ops = StrictOps() if strict else None
 
     def ops(self, changes: Iterable[Any]) -> list[JsonPatchOp]:
         """The operations of one piece's changes (what ``StreamingJsonParser.append()`` returned)."""
@@ -84,14 +84,11 @@ class PatchStream:
                 if path != self._last_path:
                     self._last_path = path
                     self._last_pointer = pointer(path)
-                if self.strict:
-                    text = self._strings.get(path, "") + change.text
-                    self._strings[path] = text
-                    operations.append({"op": "replace", "path": self._last_pointer, "value": text})
-                else:
-                    operations.append({"op": "append", "path": self._last_pointer, "value": change.text})
+                operations.append({"op": "append", "path": self._last_pointer, "value": change.text})
             elif kind == "set":
                 operations.append(self._set(change.path, change.value))
+        if self._strict_ops is not None:
+            return self._strict_ops.ops(operations)
         return operations
 
     def _set(self, path: Path, value: Any) -> JsonPatchOp:
@@ -99,7 +96,6 @@ class PatchStream:
         if not path:
             op = "add" if self._root is None else "replace"
             self._root = entry
-            self._strings.clear()
         else:
             node = self._root
             if node is None:  # a change below a root never set: not from a parser, but read as one
@@ -112,12 +108,42 @@ class PatchStream:
             key = path[-1]
             op = "replace" if key in node else "add"
             node[key] = entry
-        if self.strict and type(value) is str:
-            self._strings[path] = value
         if path != self._last_path:
             self._last_path = path
             self._last_pointer = pointer(path)
         return {"op": op, "path": self._last_pointer, "value": value}
+
+
+class StrictOps:
+    """RFC 6902 operations of an operation stream with ``append``: a grown string becomes a ``replace`` of the whole
+    string so far (for AG-UI's ``STATE_DELTA``, ``fast-json-patch``, ``jsonpatch``). It keeps each string's value by
+    pointer: a string is always set whole (``add`` or ``replace``) before it grows, so a stale entry under a replaced
+    container is overwritten before it is read."""
+
+    __slots__ = ("_strings",)
+
+    def __init__(self) -> None:
+        self._strings: dict[str, str] = {}
+
+    def ops(self, operations: Iterable[JsonPatchOp]) -> list[JsonPatchOp]:
+        """The operations, each ``append`` turned into a ``replace``."""
+        strings = self._strings
+        written: list[JsonPatchOp] = []
+        for operation in operations:
+            op, path = operation["op"], operation["path"]
+            if op == "append":
+                text = strings.get(path, "") + operation["value"]
+                strings[path] = text
+                written.append({"op": "replace", "path": path, "value": text})
+                continue
+            if op in ("add", "replace"):
+                value = operation["value"]
+                if type(value) is str:
+                    strings[path] = value
+                elif not path:
+                    strings.clear()
+            written.append(operation)
+        return written
 
 
 # --- Applying and merging operations -------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ from .._shared import JsonProblem
 
 __all__ = ["PatchEvent", "PatchEventKind"]
 
+_new = tuple.__new__
+
 PatchEventKind = Literal["start", "ops", "end"]
 
 
@@ -51,8 +53,9 @@ class PatchEvent(NamedTuple):
 
     @classmethod
     def changed(cls, id: Optional[str], ops: list[JsonPatchOp], text: str) -> PatchEvent:
-        """Operations, and the text they were read from."""
-        return cls("ops", id, None, ops, text)
+        """Operations, and the text they were read from (one a piece: made without the named tuple's ``__new__``,
+        a Python function that fills in the defaults)."""
+        return _new(cls, ("ops", id, None, ops, text, None, None, None, False))  # type: ignore[no-any-return]
 
     @classmethod
     def ended(

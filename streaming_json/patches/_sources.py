@@ -45,10 +45,9 @@ class _Pending:
 
     def take(self) -> tuple[list[JsonPatchOp], str]:
         """The operations and the text so far, and none kept."""
-        ops, self.ops = self.ops, []
-        text = "".join(self.pieces)
-        self.pieces.clear()
-        return ops, text
+        ops, pieces = self.ops, self.pieces
+        self.ops, self.pieces = [], []
+        return ops, pieces[0] if len(pieces) == 1 else "".join(pieces)
 
 
 class PatchingParser:
@@ -110,7 +109,19 @@ class ArgumentPatches:
     :class:`~streaming_json.PatchStream`). ``parser_class``: the parser (a backend's ``StreamingJsonParser``).
     """
 
-    __slots__ = ("_stable", "_parser_class", "_pending", "_chunks", "_text", "_parser", "_typed", "_arguments")
+    __slots__ = (
+        "_stable",
+        "_parser_class",
+        "_pending",
+        "_chunks",
+        "_text",
+        "_parser",
+        "_read",
+        "_ops_of",
+        "_snapshot",
+        "_typed",
+        "_arguments",
+    )
 
     _parser: PatchingParser
 
@@ -133,7 +144,11 @@ class ArgumentPatches:
             self.use_model(model)
 
     def _start(self) -> None:
-        self._make_parser(stable=self._stable)
+        parser = self._make_parser(stable=self._stable)
+        # The untyped path reads with the parser and its patch stream directly: one frame less a piece.
+        self._read: Callable[[str], list[Any]] = parser._read
+        self._ops_of: Callable[[list[Any]], list[JsonPatchOp]] = parser._patches.ops
+        self._snapshot: Callable[[], Any] = parser._parser.snapshot
         self._arguments: dict[str, Any] = {}
 
     def _make_parser(self, **options: Any) -> PatchingParser:
@@ -160,8 +175,12 @@ class ArgumentPatches:
         if self._typed is not None:
             self._arguments = self._typed.append(delta)
             return self._arguments
-        self._parser.append(delta)
-        snapshot = self._parser.snapshot()
+        pending = self._pending
+        pending.pieces.append(delta)
+        changes = self._read(delta)
+        if changes:
+            pending.ops += self._ops_of(changes)
+        snapshot = self._snapshot()
         if type(snapshot) is dict:
             self._arguments = snapshot
         elif self._arguments:
@@ -177,7 +196,7 @@ class ArgumentPatches:
         if delta is not None:
             return ToolCallReplace(delta, self.append(delta))
         self._chunks, self._text = [], ""
-        self._pending.pieces.clear()
+        self._pending.pieces = []
         if self._typed is not None:
             self._arguments = self._typed.replace(text).arguments
             self._chunks.append(text)
@@ -195,11 +214,12 @@ class ArgumentPatches:
         """Read typed from now on, with the tool's declared type (the text so far is read again: the next operation
         replaces the root)."""
         pending = self._pending
-        pieces = list(pending.pieces)  # the provider's text not yet taken: the reading again is not new text
-        pending.ops.clear()
+        pieces = pending.pieces  # the provider's text not yet taken: the reading again is not new text
+        pending.pieces = []
+        pending.ops = []
         self._typed = TypedArguments(model, self.text, self._make_parser)
         self._arguments = self._typed.append("")
-        pending.pieces[:] = pieces
+        pending.pieces = pieces
 
     @property
     def typed(self) -> bool:
@@ -218,7 +238,12 @@ class ArgumentPatches:
 
     def take(self) -> tuple[list[JsonPatchOp], str]:
         """The operations since the last call, and the text they were read from."""
-        return self._pending.take()
+        pending = self._pending
+        ops, pieces = pending.ops, pending.pieces
+        if not pieces:
+            return ops, ""
+        pending.ops, pending.pieces = [], []
+        return ops, pieces[0] if len(pieces) == 1 else "".join(pieces)
 
     def shown(self, value: Any) -> bool:
         """Whether the operations so far built ``value`` (the final arguments): the parser's value of the complete
@@ -402,8 +427,6 @@ class ToolCallPatches:
     def _pair_new_calls(self) -> None:
         """Pair the calls the adapter started with the streams it asked for: it makes one stream for each call it
         starts, in the same order (``ToolCallAccumulator._start``)."""
-        if len(self._made) == len(self._calls):
-            return
         calls = self.tool_calls.calls
         for number in range(len(self._calls), min(len(calls), len(self._made))):
             call, stream = calls[number], self._made[number]
@@ -412,19 +435,21 @@ class ToolCallPatches:
             self._wire_ids[id(call)] = call.id or f"call_{number}"
 
     def _events(self, changed: list[LiveToolCall]) -> list[PatchEvent]:
-        self._pair_new_calls()
+        if len(self._made) != len(self._calls):
+            self._pair_new_calls()
         events: list[PatchEvent] = []
+        streams, started, models = self._streams, self._started, self._models
         for call in changed:
             key = id(call)
-            stream = self._streams.get(key)
+            stream = streams.get(key)
             if stream is None or key in self._ended:
                 continue
             wire_id = self._wire_ids[key]
-            if key not in self._started:
-                self._started.add(key)
+            if key not in started:
+                started.add(key)
                 events.append(PatchEvent.started(wire_id, call.name))
-            if not stream.typed and call.name in self._models and not call.done:
-                stream.use_model(self._models[call.name])
+            if models and not stream.typed and call.name in models and not call.done:
+                stream.use_model(models[call.name])
                 call.arguments = stream.append("")
             ops, text = stream.take()
             if ops or text:

@@ -1,0 +1,60 @@
+"""The JavaScript client (``streaming_json/static/patches.js``) on the op streams the Python tests read: the fixtures
+are written here, each stream's server-sent events and what Python's ``apply_patch`` holds after every event, and
+Node's own test runner (``node --test tests/js/``) reads them through ``readFetch``, cut into random chunks."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from streaming_json.patches import iter_sse
+
+from .patch_streams import corpus_stream, replay, streams
+
+ROOT = Path(__file__).resolve().parent.parent
+NODE = shutil.which("node")
+
+needs_node = pytest.mark.skipif(
+    NODE is None and not os.environ.get("CI"), reason="node is not installed (CI installs it: .ci/run)"
+)
+
+
+def _run_node(fixtures: Path, *files: str) -> subprocess.CompletedProcess[str]:
+    assert NODE is not None, "node is not installed: the JavaScript client's tests need it (.ci/run installs it)"
+    return subprocess.run(
+        [NODE, "--test", *files],
+        cwd=ROOT,
+        env={**os.environ, "STREAMING_JSON_FIXTURES": str(fixtures)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _write(fixtures: Path, name: str, sse: str, expected: dict[str, object], steps: bool = True) -> None:
+    if not steps:
+        expected = {**expected, "steps": None}
+    (fixtures / f"{name}.json").write_text(json.dumps({"sse": sse, **expected}), encoding="utf-8")
+
+
+@needs_node
+def test_the_javascript_client_ends_as_python_on_every_stream(backend: ModuleType, tmp_path: Path) -> None:
+    found = streams(backend)
+    for name, events in found.items():
+        expected = replay(events)
+        _write(tmp_path, name, "".join(iter_sse(events)), expected)
+        # Every event of each flush interval merged into one: the merged operations build the same values.
+        ticks = iter(range(10**9))  # a clock that ticks once an event: 3 events to an interval
+        merged = "".join(iter_sse(events, flush_interval=3, clock=lambda: float(next(ticks))))
+        _write(tmp_path, f"{name}_coalesced", merged, expected, steps=False)
+    corpus = corpus_stream(backend)
+    _write(tmp_path, "corpus_coalesced", "".join(iter_sse(corpus, flush_interval=1e9)), replay(corpus, steps_too=False), steps=False)
+    result = _run_node(tmp_path, "tests/js/patches.test.mjs")
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
+    assert f"# pass {len(found) * 2 + 1 + 4}" in result.stdout, result.stdout[-3000:]
