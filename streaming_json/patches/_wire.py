@@ -223,7 +223,7 @@ async def aiter_sse(
                     yield _written(wire, batch.take()) + "".join(wire.failure(item))
                     raise item
                 batch.add(item)
-                if queue.empty():
+                if queue.empty() or flush_interval <= 0:
                     break
                 item = queue.get_nowait()
             now = clock()
