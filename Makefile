@@ -5,6 +5,7 @@
 # make wheels     - dist/: the sdist, the compiled wheel repaired to its manylinux tag, the pure py3-none-any wheel
 # make test-pypy  - the suite on PyPy, where the pure backend is the one installed (needs pypy3 and pypy3-venv)
 # make docs       - build the documentation site into docs/_build/html, strictly: any warning (a broken link) fails
+# make run-web    - the example page where tool calls fill in live (examples/web_app.py), on http://127.0.0.1:8001/
 PYTHON ?= python3
 PYPY ?= pypy3
 VENV := .venv
@@ -28,7 +29,7 @@ DIST ?= dist
 # The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.
 WHEELHOUSE := STREAMING_JSON_WHEELHOUSE=$(abspath $(DIST))
 
-.PHONY: run test test-fast lint docs wheels test-pypy bench bench-producer fuzz annotate clean
+.PHONY: run run-web screenshot test test-fast lint docs wheels test-pypy bench bench-producer fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +44,15 @@ $(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_version.py strea
 
 run: $(STAMP)
 	$(BIN)/python -m streaming_json --demo
+
+# The example app of streaming_json.patches: a recorded stream through the openai client, to a page (PORT=8001).
+run-web: $(STAMP)
+	$(BIN)/python examples/web_app.py --port $${PORT:-8001}
+
+# The screenshot docs/patches.md shows, taken by the real-browser test while the records come in (needs chromium).
+screenshot: $(STAMP)
+	STREAMING_JSON_SCREENSHOT=docs/_static/patches-live.png $(BIN)/python -m pytest -q -p no:xdist \
+		tests/test_web_app.py -k browser
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -122,6 +132,7 @@ bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python -m bench frameworks
 	$(BENCH_VENV)/bin/python -m bench features
 	$(BENCH_VENV)/bin/python -m bench typed
+	$(BENCH_VENV)/bin/python -m bench patches
 	$(BENCH_VENV)/bin/python -m bench reference $(if $(BASELINE),--baseline $(BASELINE))
 
 # The reference this library ports (the TypeScript module, as published on npm), for the reference suite: installed

@@ -32,8 +32,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("_pure", "_core"),
     # Which core the package uses.
     ("_backend",),
-    # Layers over one parser, per event: completed values, the documents of complete text.
-    ("_completed",),
+    # Layers over one parser, per event: completed values, the documents of complete text; the JSON Patch operations of
+    # a parser's changes.
+    ("_completed", "_json_patch"),
     # Typed streaming (optional extra: pydantic). Annotations, twins and results know no node; nodes know no plan.
     ("pydantic._annotations", "pydantic._twins", "pydantic._result"),
     ("pydantic._nodes",),
@@ -63,6 +64,12 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("model_output._events", "model_output._formats", "model_output._markers"),
     ("model_output._stream", "model_output._renderers"),
     ("model_output",),
+    # Live values to a browser: the op events and where the JavaScript client is; the op streams of every source (over
+    # the adapters) and the server-sent events that carry them; the wire shapes and the Starlette response; the facade.
+    ("patches._events", "patches._static"),
+    ("patches._sources", "patches._wire"),
+    ("patches._agui", "patches._ai_sdk", "patches._starlette"),
+    ("patches",),
     # The package's face: it only re-exports (checked below), and no module of the package imports it.
     ("",),
     # The command line.
