@@ -320,12 +320,15 @@ def _client_values(written: str) -> dict[str, Any]:
     values: dict[str, Any] = {}
     kind = None
     for line in written.split("\n"):
-        if line.startswith("event: "):
+        if not line:
+            kind = None
+        elif line.startswith("event: "):
             kind = line[7:]
-        elif line.startswith("data: ") and kind in ("ops", "end"):
+        elif line.startswith("data: ") and kind in (None, "end"):
             data = json.loads(line[6:])
+            data = {"ops": data} if isinstance(data, list) else data
             key = data.get("id", "")
-            if kind == "ops":
+            if kind is None:
                 values[key] = apply_patch(values.get(key), data["ops"])
             elif "value" in data:
                 values[key] = data["value"]

@@ -86,10 +86,13 @@ def test_the_endpoint_streams_each_calls_operations_to_a_real_client(server: str
         assert response.headers["content-type"].startswith("text/event-stream")
         kind = None
         for line in response.iter_lines():
-            if line.startswith("event: "):
+            if not line:
+                kind = None
+            elif line.startswith("event: "):
                 kind = line[7:]
             elif line.startswith("data: "):
                 data = json.loads(line[6:])
+                kind = kind or "ops"  # the operations are unnamed events
                 kinds.append(kind)
                 if kind == "start":
                     names[data["id"]] = data["name"]

@@ -75,10 +75,10 @@ class Wire(Protocol):
 
 
 class PatchWire:
-    """This package's own shape, which ``patches.js`` reads: ``start`` (``{"id", "name"}``), ``ops`` (``{"id",
-    "ops"}``), ``end`` (``{"id", "value"?, "error"?, "problem"?}``: ``value`` only where the operations did not build
-    it already) and, last, ``done``; a failed source sends ``error`` (``{"error"}``). A document's events have no
-    ``id``."""
+    """This package's own shape, which ``patches.js`` reads: ``start`` (``{"id", "name"}``); the operations as
+    unnamed events (SSE's ``message``: ``{"id", "ops"}``, or a document's operations as a bare array); ``end``
+    (``{"id", "value"?, "error"?, "problem"?}``: ``value`` only where the operations did not build it already); and,
+    last, ``done``. A failed source sends ``error`` (``{"error"}``). A document's events have no ``id``."""
 
     headers: dict[str, str] = {}
 
@@ -86,12 +86,12 @@ class PatchWire:
         return []
 
     def render(self, event: PatchEvent) -> list[str]:
-        data: dict[str, Any] = {} if event.id is None else {"id": event.id}
-        if event.kind == "ops":
+        if event.kind == "ops":  # the most frequent event: unnamed (an SSE "message"), a document's ops bare
             if not event.ops:
                 return []  # text that changed nothing yet (a key being written)
-            data["ops"] = event.ops
-        elif event.kind == "start":
+            return [sse_message(to_json(event.ops if event.id is None else {"id": event.id, "ops": event.ops}))]
+        data: dict[str, Any] = {} if event.id is None else {"id": event.id}
+        if event.kind == "start":
             data["name"] = event.name
         else:
             if not event.shown:

@@ -3,8 +3,8 @@
 // One ES module, no dependency, no build step. `applyPatch(value, ops)` applies JSON Patch operations (RFC 6902's
 // add, replace, remove, and the `append` extension for a string that grew) and returns the new value. `LiveValues`
 // keeps the values of one stream, one per tool call (by id) or one for a document, and calls back on each change and
-// on each end; `readEventSource` and `readFetch` feed it from a server's events (`event: start | ops | end | done |
-// error`, each `data:` a JSON object). Applying an operation costs its own size and its path's length, never the
+// on each end; `readEventSource` and `readFetch` feed it from a server's events (the operations unnamed, then
+// `event: start | end | done | error`, each `data:` JSON). Applying an operation costs its own size and its path's length, never the
 // value's: a string grows in place (`+=`), a member or an item is set where the path says.
 //
 //   import { readEventSource } from "/static/patches.js";
@@ -106,12 +106,16 @@ export class LiveValues {
     this.error = null;
   }
 
-  /** One server event: its type (`start`, `ops`, `end`, `done`, `error`) and its data (parsed, or JSON text). */
+  /**
+   * One server event: its type (`message`, the operations; `start`, `end`, `done`, `error`) and its data (parsed, or
+   * JSON text).
+   */
   handle(type, data) {
     if (typeof data === "string") data = JSON.parse(data);
+    if (Array.isArray(data)) data = { ops: data }; // a document's operations, bare
     const id = data.id == null ? DOCUMENT : data.id;
     const handlers = this.handlers;
-    if (type === "ops") {
+    if (type === "ops" || type === "message") {
       const value = applyPatch(this.values.get(id), data.ops);
       this.values.set(id, value);
       if (handlers.onChange) handlers.onChange(value, id, data.ops);
@@ -134,7 +138,7 @@ export class LiveValues {
   }
 }
 
-const TYPES = ["start", "ops", "end", "done", "error"];
+const TYPES = ["message", "start", "ops", "end", "done", "error"];
 
 /**
  * Follow a stream with the browser's `EventSource` (a GET endpoint): `source` is a URL or an `EventSource`. Returns
