@@ -238,7 +238,7 @@ def coalesce(operations: Iterable[JsonPatchOp]) -> list[JsonPatchOp]:
         if merged:
             last = merged[-1]
             if last["path"] == operation["path"]:
-                if op == "append" and pieces:
+                if op == "append" and pieces and isinstance(value, str):
                     pieces.append(value)
                     continue
                 if op == "replace" and last["op"] in ("add", "replace"):

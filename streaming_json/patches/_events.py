@@ -55,7 +55,7 @@ class PatchEvent(NamedTuple):
     def changed(cls, id: Optional[str], ops: list[JsonPatchOp], text: str) -> PatchEvent:
         """Operations, and the text they were read from (one a piece: made without the named tuple's ``__new__``,
         a Python function that fills in the defaults)."""
-        return _new(cls, ("ops", id, None, ops, text, None, None, None, False))  # type: ignore[no-any-return]
+        return _new(cls, ("ops", id, None, ops, text, None, None, None, False))
 
     @classmethod
     def ended(

@@ -72,7 +72,7 @@ class PatchingParser:
         pending = self._pending
         pending.pieces.append(text if isinstance(text, str) else bytes(text).decode("utf-8", "replace"))
         if not changes:
-            return changes  # type: ignore[no-any-return]
+            return changes
         pending.ops += self._patches.ops(changes)
         if self._done_events:
             return [change for change in changes if change.kind == "done"]
@@ -448,8 +448,9 @@ class ToolCallPatches:
             if key not in started:
                 started.add(key)
                 events.append(PatchEvent.started(wire_id, call.name))
-            if models and not stream.typed and call.name in models and not call.done:
-                stream.use_model(models[call.name])
+            name = call.name
+            if models and name is not None and name in models and not stream.typed and not call.done:
+                stream.use_model(models[name])
                 call.arguments = stream.append("")
             ops, text = stream.take()
             if ops or text:
