@@ -1,6 +1,7 @@
 """The JavaScript client (``streaming_json/static/patches.js``) on the op streams the Python tests read: the fixtures
 are written here, each stream's server-sent events and what Python's ``apply_patch`` holds after every event, and
-Node's own test runner (``node --test tests/js/``) reads them through ``readFetch``, cut into random chunks."""
+Node's own test runner (``node --test tests/js/``) reads them through ``readFetch``, cut into random chunks. And its
+cost per piece, flat as the value grows (the patches bench suite's client figure, in Node)."""
 
 from __future__ import annotations
 
@@ -69,3 +70,21 @@ def test_the_javascript_client_ends_as_python_on_the_whole_corpus(backend: Modul
 def _passes(result: subprocess.CompletedProcess[str], tests: int) -> None:
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-3000:]
     assert f"# pass {tests}\n" in result.stdout and "# fail 0\n" in result.stdout, result.stdout[-3000:]
+
+
+@needs_node
+@pytest.mark.timing
+def test_the_javascript_client_applies_a_piece_at_1_mb_as_fast_as_at_64_kb(tmp_path: Path) -> None:
+    """The bench's client figure (``python -m bench patches``) in Node, applyPatch alone: a string that grows piece by
+    piece and an array of records, each past 1 MB, cost as much a piece at 1 MB as at 64 KB (within 1.5x), where a
+    client that copied the string or the open path on each piece would cost 16 times as much. About the client: the
+    op streams are the default backend's (both backends give the same operations, tested above)."""
+    from bench.suites.patches import CLIENT_FLAT, client_cases, client_fixture, node_client
+
+    for title, text, pieces in client_cases():
+        fixture = tmp_path / "fixture.json"
+        fixture.write_text(json.dumps(client_fixture(text, pieces), ensure_ascii=False), encoding="utf-8")
+        measured = node_client(fixture, 3, ("apply",))
+        assert measured["final_ok"], f"{title}: the client ended with another value"
+        small, large = measured["apply"]["64 KB"], measured["apply"]["1 MB"]
+        assert large <= CLIENT_FLAT * small, f"{title}: {large:,.0f} ns a piece at 1 MB, {small:,.0f} ns at 64 KB"

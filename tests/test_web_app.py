@@ -22,8 +22,6 @@ pytest.importorskip("uvicorn", reason="the example app needs uvicorn (the test e
 pytest.importorskip("openai", reason="the example app reads its recording with the openai client")
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 
 
 def _example_app() -> Any:
@@ -105,32 +103,16 @@ def test_the_endpoint_streams_each_calls_operations_to_a_real_client(server: str
 
 
 def _browser(tmp_path: Path) -> Any:
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+    from bench import chromium
+
+    if not chromium.installed():
         if os.environ.get("CI"):
             pytest.fail("CI installs chromium and chromium-driver (.ci/run): they are missing")
         pytest.skip(
             "Debian's chromium and chromium-driver are not installed (apt-get install chromium chromium-driver)"
         )
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium drives the browser (the test extra has it)")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-dev-shm-usage",
-        "--window-size=1100,900",
-        f"--user-data-dir={tmp_path / 'profile'}",
-    ):
-        options.add_argument(flag)
-    return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
+    pytest.importorskip("selenium.webdriver", reason="selenium drives the browser (the test extra has it)")
+    return chromium.headless_chromium(tmp_path / "profile")
 
 
 def test_a_real_browser_shows_the_calls_filling_in_and_ends_with_their_values(server: str, tmp_path: Path) -> None:

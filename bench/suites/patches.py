@@ -13,13 +13,26 @@ Also the size of OpenAI's own Chat chunks for the same pieces (a real chunk's en
 target's yardstick. Bytes are exact (UTF-8, counted in an untimed run that also checks ours and (c) end with the
 document's value); CPU is this process's time (``process_time``), the median of the rounds, (b) to (d) capped.
 
-    python -m bench patches [--quick] [--rounds N]
+And the client's side: ``patches.js`` applying the op stream of a 1.1 MB write call and of 1.1 MB of records, one
+event a piece, in Node and in headless Chromium (``bench/apply_patches.mjs``, served to the page from 127.0.0.1): the
+time per piece (per event: a piece that changed the value) while the text goes from 64 KB to 128 KB and from 1 MB
+to 1 MB + 64 KB, applyPatch alone and the page's LiveValues.handle (JSON.parse, then applyPatch): the best of the
+rounds (at least 3) after a warm-up round, Node's CPU time and the page's wall clock. Target: the time per piece at
+1 MB within 1.5x of that at 64 KB. Chromium needs Debian's ``chromium`` and ``chromium-driver`` and selenium (the bench
+extra).
+
+    python -m bench patches [--quick] [--rounds N] [--no-client]
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
 import json
+import shutil
+import tempfile
+import time
+from pathlib import Path
 from typing import Any, Callable
 
 from bench import harness, workloads
@@ -27,11 +40,15 @@ from bench.harness import Contender, Stopped
 from streaming_json import StreamingJsonParser
 from streaming_json.patches import PatchEvent, PatchStream, PatchWire, apply_patch, coalesce, iter_sse
 
-PACKAGES = ("jsonpatch", "jsoncurrent")
+PACKAGES = ("jsonpatch", "jsoncurrent", "selenium")
 MARKDOWN = True
 ROUNDS = 5
 CAP = 20.0  # seconds: (b) and (c) grow with the square of the text
 COALESCED = 4  # pieces a flush interval
+# The client's windows: the pieces that take the text through 64 KB from each start, and the target (issue 31).
+CLIENT_WINDOWS = {"64 KB": 1 << 16, "1 MB": 1 << 20}
+CLIENT_SPAN = 1 << 16
+CLIENT_FLAT = 1.5  # at most: the time per piece at 1 MB over the time per piece at 64 KB
 
 # A Chat Completions chunk as OpenAI's API sends it, around one piece of a call's arguments.
 _CHUNK = (
@@ -149,6 +166,7 @@ def _per_stream(calls: list[workloads.Call], run: Callable[[list[str], float], i
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rounds", type=int, help=f"rounds per workload (default {ROUNDS}, quick 1)")
+    parser.add_argument("--no-client", action="store_true", help="leave out the JavaScript client's figure")
 
 
 def run(session: harness.Session) -> int:
@@ -205,7 +223,12 @@ def run(session: harness.Session) -> int:
     print(session.table(["bytes", "text", "(a) ours", "ours, coalesced x4", "OpenAI's chunks", *names], byte_rows))
     print()
     print(session.table(["server CPU, whole stream", "(a) ours", *names], cpu_rows))
-    return 0
+    if args.no_client:
+        return 0
+    print()
+    lines, wrong = client_table(session, max(rounds, 3))
+    print("\n".join(lines))
+    return 1 if wrong else 0
 
 
 def _jsoncurrent(calls: list[workloads.Call]) -> Contender:
@@ -224,3 +247,140 @@ def _times(other: Any, ours: Any) -> str:
     if other is None or not ours:
         return "-"
     return f"{other / ours:,.1f}x ours"
+
+
+# --- The client: patches.js applying the ops as the value grows ----------------------------------------------------
+
+
+def client_cases() -> list[tuple[str, str, list[str]]]:
+    """(title, text, pieces) of the client's two streams, each past 1 MB + 64 KB: one string growing (the write call's
+    content, ``append`` operations) and an array of records growing (``add`` operations, deeper paths)."""
+    write = workloads.write_file(56, 1.0).calls[0]
+    records = workloads.structured_output(1_150_000, seed=6)
+    return [
+        (f"write-file call, {_kb(_utf8(write.text))}", write.text, write.pieces),
+        (f"records, {_kb(_utf8(records))}", records, workloads.token_pieces(records, 6)),
+    ]
+
+
+def client_fixture(text: str, pieces: list[str]) -> dict[str, Any]:
+    """What ``bench/apply_patches.mjs`` reads: our server-sent events of the pieces (one a piece that changed the
+    value), the events that take the text through each window, and the final value."""
+    parser, patches, wire = StreamingJsonParser(), PatchStream(), PatchWire()
+    messages: list[str] = []
+    offsets: list[int] = []  # the text's UTF-8 size after each event's piece
+    read = 0
+    for piece in pieces:
+        read += _utf8(piece)
+        ops = patches.ops(parser.append(piece))
+        if ops:
+            messages += wire.render(PatchEvent.changed(None, ops, piece))
+            offsets.append(read)
+    assert read >= max(CLIENT_WINDOWS.values()) + CLIENT_SPAN, "the text is shorter than the last window"
+    windows = {
+        name: [bisect.bisect_left(offsets, start), bisect.bisect_left(offsets, start + CLIENT_SPAN)]
+        for name, start in CLIENT_WINDOWS.items()
+    }
+    return {"sse": "".join(messages), "windows": windows, "final": json.loads(text)}
+
+
+READINGS = ("apply", "handle")
+
+
+def node_client(fixture: Path, rounds: int, readings: tuple[str, ...] = READINGS) -> dict[str, Any]:
+    """``bench/apply_patches.mjs`` in Node on the fixture file."""
+    script = str(harness.ROOT / "bench" / "apply_patches.mjs")
+    measured: dict[str, Any] = harness.child_json(["node", script, str(fixture), str(rounds), ",".join(readings)])
+    return measured
+
+
+_PAGE = """<!doctype html><meta charset="utf-8"><title>apply_patches</title>
+<script type="module">
+import { measure } from "/bench/apply_patches.mjs";
+fetch("/fixture.json")
+  .then((response) => response.json())
+  .then((fixture) => measure(fixture, ROUNDS, READINGS))
+  .then((measured) => { window.__measured = measured; })
+  .catch((error) => { window.__measured = { error: String(error) }; });
+</script>"""
+
+
+def chromium_client(fixture: Path, rounds: int, readings: tuple[str, ...] = READINGS) -> dict[str, Any]:
+    """``bench/apply_patches.mjs`` in headless Chromium, imported by a page served from 127.0.0.1."""
+    from bench.chromium import headless_chromium, serve
+
+    page = _PAGE.replace("ROUNDS", str(rounds)).replace("READINGS", json.dumps(list(readings)))
+    files = {
+        "/": page.encode(),
+        "/bench/apply_patches.mjs": (harness.ROOT / "bench" / "apply_patches.mjs").read_bytes(),
+        "/streaming_json/static/patches.js": (harness.ROOT / "streaming_json" / "static" / "patches.js").read_bytes(),
+        "/fixture.json": fixture.read_bytes(),
+    }
+    with serve(files) as url, tempfile.TemporaryDirectory() as profile:
+        browser = headless_chromium(Path(profile))
+        try:
+            browser.get(url + "/")
+            deadline = harness.perf_counter() + 900
+            # Polled: the page measures on its main thread, which answers once it is done.
+            while (measured := browser.execute_script("return window.__measured || null")) is None:
+                if harness.perf_counter() > deadline:
+                    raise RuntimeError("the page did not finish measuring in 15 minutes")
+                time.sleep(0.5)
+        finally:
+            browser.quit()
+    if "error" in measured:
+        raise RuntimeError(f"the page failed: {measured['error']}")
+    return measured
+
+
+def _runtimes() -> list[tuple[str, Callable[[Path, int], dict[str, Any]], str]]:
+    """(name, runner, why it is missing or "") for Node and Chromium."""
+    from bench import chromium
+
+    found: list[tuple[str, Callable[[Path, int], dict[str, Any]], str]] = []
+    found.append(("Node " + _node_version(), node_client, "" if shutil.which("node") else "no node on PATH"))
+    missing = ""
+    if not chromium.installed():
+        missing = "apt-get install chromium chromium-driver"
+    elif harness.package_version("selenium") is None:
+        missing = "selenium is not installed (the bench extra has it)"
+    found.append(("headless Chromium", chromium_client, missing))
+    return found
+
+
+def _node_version() -> str:
+    if shutil.which("node") is None:
+        return ""
+    version: str = harness.child_json(["node", "-e", "console.log(JSON.stringify(process.version))"])
+    return version
+
+
+def client_table(session: harness.Session, rounds: int) -> tuple[list[str], bool]:
+    """The client's table (runtime, stream, reading: ns per piece in each window, the ratio against the target) and
+    its targets' tally; and whether a run ended with another value than the stream's."""
+    targets = harness.Targets()
+    rows = []
+    wrong = False
+    with tempfile.TemporaryDirectory() as folder:
+        fixtures = []
+        for number, (title, text, pieces) in enumerate(client_cases()):
+            path = Path(folder) / f"fixture-{number}.json"
+            path.write_text(json.dumps(client_fixture(text, pieces), ensure_ascii=False), encoding="utf-8")
+            fixtures.append((title, path))
+        for runtime, runner, missing in _runtimes():
+            for title, path in fixtures:
+                if missing:
+                    rows.append([runtime, title, "-", "n/a", "n/a", missing])
+                    continue
+                measured = runner(path, rounds)
+                session.raw.setdefault("client", {})[f"{runtime}: {title}"] = measured
+                wrong = wrong or not measured["final_ok"]
+                for reading, label in (("apply", "applyPatch"), ("handle", "LiveValues.handle")):
+                    small, large = measured[reading]["64 KB"], measured[reading]["1 MB"]
+                    flat = large / small
+                    cell = f"{flat:.2f}x{targets.judge(flat, '<=', CLIENT_FLAT)}"
+                    if not measured["final_ok"]:
+                        cell += " MISMATCH"
+                    rows.append([runtime, title, label, f"{small:,.0f} ns", f"{large:,.0f} ns", cell])
+    headers = ["client, per piece", "stream", "reading", "text at 64 KB", "text at 1 MB", "1 MB / 64 KB"]
+    return [session.table(headers, rows), targets.summary()], wrong

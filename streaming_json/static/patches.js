@@ -13,14 +13,23 @@
 //     onEnd: (value, id, end) => end.error ? showError(id, end.error) : done(id, value),
 //   });
 
-/** The steps of a JSON Pointer (RFC 6901): "/a~1b/0" is ["a/b", "0"]. */
+// The last pointer's steps: a string grows at one path piece after piece, and splitting its pointer again for each
+// piece would cost more than the append itself.
+let lastPointer = "";
+let lastSteps = [];
+
+/** The steps of a JSON Pointer (RFC 6901): "/a~1b/0" is ["a/b", "0"]. Shared with the next call on the same pointer:
+ * never changed. */
 function steps(pointer) {
+  if (pointer === lastPointer) return lastSteps;
   if (pointer === "") return [];
   if (pointer[0] !== "/") throw new Error(`a JSON Pointer starts with "/": ${JSON.stringify(pointer)}`);
   const parts = pointer.slice(1).split("/");
   for (let i = 0; i < parts.length; i++) {
     if (parts[i].indexOf("~") >= 0) parts[i] = parts[i].replace(/~1/g, "/").replace(/~0/g, "~");
   }
+  lastPointer = pointer;
+  lastSteps = parts;
   return parts;
 }
 
@@ -65,8 +74,9 @@ export function applyPatch(value, ops) {
         continue;
       }
       const [parent, key] = parentOf(value, parts, op === "add", path);
-      if (Array.isArray(parent) && op === "add") parent.splice(key, 0, operation.value);
-      else parent[key] = operation.value;
+      if (!Array.isArray(parent) || op === "replace") parent[key] = operation.value;
+      else if (key === parent.length) parent.push(operation.value); // an item at the end: no splice
+      else parent.splice(key, 0, operation.value);
     } else if (op === "remove") {
       if (parts.length === 0) {
         value = undefined;
