@@ -56,7 +56,7 @@ def serve(files: Mapping[str, bytes]) -> Iterator[str]:
     127.0.0.1, cross-origin isolated; yield the base URL."""
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - the name http.server calls
+        def do_GET(self) -> None:  # the name http.server calls
             body = files.get(self.path.split("?")[0])
             if body is None:
                 self.send_error(404)
