@@ -20,6 +20,8 @@ PRODUCER_VENV := .venv-producer
 PRODUCER_STAMP := $(PRODUCER_VENV)/.installed
 PYPY_STAMP := $(PYPY_VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
+NODE_TESTS_DIR := $(VENV)/node
+NODE_TESTS_STAMP := $(NODE_TESTS_DIR)/.installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
 # (from `make bench`) warns that it cannot time under xdist, and warnings are errors: it is not loaded there.
 # --dist loadgroup: the tests of one xdist_group share a worker (the framework tests: each framework imported once).
@@ -60,13 +62,13 @@ lint: $(STAMP)
 	@# cython-lint runs pycodestyle by name: the venv's must be on PATH.
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint streaming_json/_core.pyx streaming_json/_core.pxd
 
-test: lint docs wheels
+test: lint docs wheels $(NODE_TESTS_STAMP)
 	$(WHEELHOUSE) STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
 
 # The edit loop: every test but the slow and timing tiers (the markers in pyproject.toml), at a tenth of the hypothesis
 # examples; `make test` runs every tier.
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(NODE_TESTS_STAMP)
 	STREAMING_JSON_EXAMPLES_SCALE=0.1 STREAMING_JSON_REQUIRE_COMPILED=1 \
 		$(BIN)/python -m pytest -q -m "not slow and not timing" -n 2 -p no:benchmark --durations=5
 
@@ -82,6 +84,15 @@ wheels: $(STAMP)
 	mv $(DIST)/raw/*.tar.gz $(DIST)/ && rm -rf $(DIST)/raw
 	$(BIN)/auditwheel show $(DIST)/*-manylinux*.whl
 	@ls $(DIST)
+
+# The JavaScript clients the tests read our wire shapes with (tests/js/package.json pins them: the Vercel AI SDK's
+# own UI message stream reader, AG-UI's own client), installed from npm into the test environment, outside the source
+# tree (tests/test_patches_js.py finds them there).
+$(NODE_TESTS_STAMP): tests/js/package.json
+	mkdir -p $(NODE_TESTS_DIR)
+	cp tests/js/package.json $(NODE_TESTS_DIR)/package.json
+	npm install --silent --no-audit --no-fund --prefix $(NODE_TESTS_DIR)
+	touch $(NODE_TESTS_STAMP)
 
 # The site's tools are a dependency group (pyproject.toml): installed alone, without rebuilding the package.
 $(DOCS_STAMP): $(STAMP)
@@ -109,7 +120,7 @@ $(PYPY_STAMP): $(PYPY_VENV)/bin/python setup.py pyproject.toml streaming_json/_v
 # this run is for what PyPy does differently (its JIT, its json module, its GC), which a quarter shows as well; they
 # were half of this run's time (`make test-pypy PYPY_EXAMPLES_SCALE=1` runs them all).
 PYPY_EXAMPLES_SCALE ?= 0.25
-test-pypy: $(PYPY_STAMP)
+test-pypy: $(PYPY_STAMP) $(NODE_TESTS_STAMP)
 	STREAMING_JSON_EXAMPLES_SCALE=$(PYPY_EXAMPLES_SCALE) $(PYPY_VENV)/bin/python -m pytest -q -n 2 -p no:benchmark
 
 # The peers get a virtual environment of their own: instructor pins an older jiter, which takes openai back to a

@@ -12,15 +12,18 @@ import shutil
 import subprocess
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 
-from streaming_json.patches import iter_sse
+from streaming_json.patches import AGUIWire, PatchEvent, UIMessageWire, apply_patch, iter_sse
 
 from .patch_streams import corpus_stream, replay, streams
 
 ROOT = Path(__file__).resolve().parent.parent
 NODE = shutil.which("node")
+# Where `make test` installs the protocols' own JavaScript clients (tests/js/package.json).
+NODE_MODULES = ROOT / ".venv" / "node"
 
 needs_node = pytest.mark.skipif(
     NODE is None and not os.environ.get("CI"), reason="node is not installed (CI installs it: .ci/run)"
@@ -32,7 +35,7 @@ def _run_node(fixtures: Path, *files: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [NODE, "--test", *files],
         cwd=ROOT,
-        env={**os.environ, "STREAMING_JSON_FIXTURES": str(fixtures)},
+        env={**os.environ, "STREAMING_JSON_FIXTURES": str(fixtures), "STREAMING_JSON_NODE_MODULES": str(NODE_MODULES)},
         capture_output=True,
         text=True,
         timeout=120,
@@ -65,6 +68,54 @@ def test_the_javascript_client_ends_as_python_on_the_whole_corpus(backend: Modul
     sse = "".join(iter_sse(corpus, flush_interval=1e9))
     _write(tmp_path, "corpus_coalesced", sse, replay(corpus, steps_too=False), steps=False)
     _passes(_run_node(tmp_path, "tests/js/patches.test.mjs"), 1 + 1 + 3)
+
+
+def _client_expectations(events: list[PatchEvent]) -> dict[str, Any]:
+    """What a protocol's client must end with, from our op events: each call (in the order they started) with its
+    name, the provider's text, the strict input and the error; the document's value as its operations built it (the
+    last one before an error), and its error."""
+    calls: dict[str, dict[str, Any]] = {}
+    document: Any = None
+    document_error = None
+    for event in events:
+        if event.id is None:
+            if event.kind == "ops" and event.ops:
+                document = apply_patch(document, event.ops)
+            elif event.kind == "end" and event.error is not None:
+                document_error = event.error
+            elif event.kind == "end" and not event.shown:
+                document = event.value
+        elif event.kind == "start":
+            calls[event.id] = {"id": event.id, "name": event.name, "text": ""}
+        elif event.kind == "ops":
+            calls[event.id]["text"] += event.text
+        else:
+            calls[event.id].update(input=event.value, error=event.error)
+    return {"calls": list(calls.values()), "document": document, "document_error": document_error}
+
+
+@needs_node
+def test_the_ai_sdks_and_ag_uis_own_clients_end_with_our_tool_inputs_and_values(
+    backend: ModuleType, tmp_path: Path
+) -> None:
+    """Our UI message stream read by the ``ai`` package's own transport and ``readUIMessageStream``, our AG-UI events
+    by ``@ag-ui/client``'s ``HttpAgent``: every stream (calls that end well, in error and cut off, documents strict and
+    with ``append``, one malformed) ends in their clients with our tool inputs, errors and document values."""
+    if not (NODE_MODULES / "node_modules" / "ai").is_dir():
+        message = f"the protocols' JavaScript clients are not installed in {NODE_MODULES} (make test installs them)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    found = streams(backend)
+    for folder in ("ai-sdk", "ag-ui"):
+        (tmp_path / folder).mkdir()
+    for name, events in found.items():
+        expected = _client_expectations(events)
+        ui_messages = "".join(iter_sse(events, wire=UIMessageWire(message_id="m1", data_name="answer")))
+        agui = "".join(iter_sse(events, wire=AGUIWire(thread_id="t1", run_id="r1")))
+        for folder, sse in (("ai-sdk", ui_messages), ("ag-ui", agui)):
+            (tmp_path / folder / f"{name}.json").write_text(json.dumps({"sse": sse, "expected": expected}), "utf-8")
+    _passes(_run_node(tmp_path, "tests/js/sdk_clients.test.mjs"), len(found) * 2)
 
 
 def _passes(result: subprocess.CompletedProcess[str], tests: int) -> None:
