@@ -77,6 +77,14 @@ class PatchStream:
     def ops(self, changes: Iterable[Any]) -> list[JsonPatchOp]:
         """The operations of one piece's changes (what ``StreamingJsonParser.append()`` returned)."""
         operations: list[JsonPatchOp] = []
+        self.extend(operations, changes)
+        return operations
+
+    def extend(self, operations: list[JsonPatchOp], changes: Iterable[Any]) -> None:
+        """Append the operations of one piece's changes to ``operations``: :meth:`ops` for a source that gathers the
+        operations of several pieces (no list of its own a piece)."""
+        strict = self._strict_ops
+        written = operations if strict is None else []
         for change in changes:
             kind = change.kind
             if kind == "append":
@@ -84,12 +92,11 @@ class PatchStream:
                 if path != self._last_path:
                     self._last_path = path
                     self._last_pointer = pointer(path)
-                operations.append({"op": "append", "path": self._last_pointer, "value": change.text})
+                written.append({"op": "append", "path": self._last_pointer, "value": change.text})
             elif kind == "set":
-                operations.append(self._set(change.path, change.value))
-        if self._strict_ops is not None:
-            return self._strict_ops.ops(operations)
-        return operations
+                written.append(self._set(change.path, change.value))
+        if strict is not None:
+            operations += strict.ops(written)
 
     def _set(self, path: Path, value: Any) -> JsonPatchOp:
         entry = {} if type(value) is dict or type(value) is list else _LEAF

@@ -359,6 +359,13 @@ def test_the_async_writer_sends_a_batch_when_its_interval_ends_while_the_source_
     assert len(sync_batches) == len(events) + 1  # each event at once, then the end
     assert _client_values("".join(sync_batches)) == {"": {"a": "hello world"}}
 
+    async def at_once() -> AsyncIterator[PatchEvent]:
+        for event in events:
+            yield event
+
+    async_batches = asyncio.run(_collect(aiter_sse(at_once(), flush_interval=0)))  # no interval: no queue either
+    assert async_batches == sync_batches
+
 
 async def _collect(iterator: AsyncIterator[str]) -> list[str]:
     return [item async for item in iterator]
@@ -372,7 +379,23 @@ def test_a_failing_source_says_so_on_the_wire(backend: ModuleType) -> None:
     written = []
     with pytest.raises(RuntimeError):
         written.extend(iter_sse(source()))
-    assert written[-1].endswith('event: error\ndata: {"error":"RuntimeError: the provider hung up"}\n\n')
+    error = 'event: error\ndata: {"error":"RuntimeError: the provider hung up"}\n\n'
+    assert written[0] == 'event: start\ndata: {"id":"c1","name":"write"}\n\n' and written[-1].endswith(error)
+
+    async def async_source() -> AsyncIterator[PatchEvent]:
+        for event in source():
+            yield event
+
+    for interval in (0, 0.05):  # each event at once, or through the queue of a flush interval
+        sent: list[str] = []
+
+        async def read(interval: float = interval, sent: list[str] = sent) -> None:
+            async for text in aiter_sse(async_source(), flush_interval=interval):
+                sent.append(text)
+
+        with pytest.raises(RuntimeError):
+            asyncio.run(read())
+        assert "".join(sent) == written[0] + error, interval
 
 
 def test_sse_response_serves_an_op_stream_from_starlette(backend: ModuleType) -> None:

@@ -21,6 +21,8 @@ from ..integrations._sources import aentered, entered
 from ..integrations._tool_calls import LiveToolCall, TypedArguments
 from ._events import PatchEvent
 
+_new_event = tuple.__new__  # a PatchEvent made whole, as PatchEvent.changed makes it
+
 __all__ = [
     "ArgumentPatches",
     "DocumentPatches",
@@ -73,7 +75,7 @@ class PatchingParser:
         pending.pieces.append(text if isinstance(text, str) else bytes(text).decode("utf-8", "replace"))
         if not changes:
             return changes
-        pending.ops += self._patches.ops(changes)
+        self._patches.extend(pending.ops, changes)
         if self._done_events:
             return [change for change in changes if change.kind == "done"]
         return []
@@ -117,7 +119,7 @@ class ArgumentPatches:
         "_text",
         "_parser",
         "_read",
-        "_ops_of",
+        "_extend_ops",
         "_snapshot",
         "_typed",
         "_arguments",
@@ -147,7 +149,7 @@ class ArgumentPatches:
         parser = self._make_parser(stable=self._stable)
         # The untyped path reads with the parser and its patch stream directly: one frame less a piece.
         self._read: Callable[[str], list[Any]] = parser._read
-        self._ops_of: Callable[[list[Any]], list[JsonPatchOp]] = parser._patches.ops
+        self._extend_ops: Callable[[list[JsonPatchOp], list[Any]], None] = parser._patches.extend
         self._snapshot: Callable[[], Any] = parser._parser.snapshot
         self._arguments: dict[str, Any] = {}
 
@@ -179,11 +181,12 @@ class ArgumentPatches:
         pending.pieces.append(delta)
         changes = self._read(delta)
         if changes:
-            pending.ops += self._ops_of(changes)
+            self._extend_ops(pending.ops, changes)
         snapshot = self._snapshot()
         if type(snapshot) is dict:
             self._arguments = snapshot
-        elif self._arguments:
+            return snapshot
+        if self._arguments:
             self._arguments = {}  # a root that is not an object shows no arguments
         return self._arguments
 
@@ -391,6 +394,11 @@ class ToolCallPatches:
         self._wire_ids: dict[int, str] = {}
         self._started: set[int] = set()
         self._ended: set[int] = set()
+        # The call the last event continued, while nothing about it is left to settle (started, named or no type to
+        # read it with, not done): its next piece takes the short path in feed. Its stream's pending text, its id.
+        self._streaming: Optional[LiveToolCall] = None
+        self._streaming_pending = _Pending(strict)
+        self._streaming_id = ""
 
     def _new_stream(self, *, stable: bool = False) -> ArgumentPatches:
         stream = ArgumentPatches(stable=stable, strict=self._strict, parser_class=self._parser_class)
@@ -399,10 +407,24 @@ class ToolCallPatches:
 
     def feed(self, event: Any) -> list[PatchEvent]:
         """Read one event; return the op events it made."""
-        return self._events(self.tool_calls.feed(event))
+        changed = self.tool_calls.feed(event)
+        # The short path, most events: one more piece of the call the last event continued. What _events does for
+        # it, inline (ArgumentPatches.take and PatchEvent.changed): two frames of a dozen a piece.
+        streaming = self._streaming
+        if streaming is not None and len(changed) == 1 and changed[0] is streaming and not streaming.done:
+            pending = self._streaming_pending
+            pieces = pending.pieces
+            if not pieces:
+                return []
+            ops = pending.ops
+            pending.ops, pending.pieces = [], []
+            text = pieces[0] if len(pieces) == 1 else "".join(pieces)
+            return [_new_event(PatchEvent, ("ops", self._streaming_id, None, ops, text, None, None, None, False))]
+        return self._events(changed)
 
     def finish(self) -> list[PatchEvent]:
         """End the calls still open (the stream ended first: ``incomplete``); return their op events."""
+        self._streaming = None
         return self._events(self.tool_calls.finish())
 
     def stream(self, events: Any) -> Iterator[PatchEvent]:
@@ -437,6 +459,7 @@ class ToolCallPatches:
     def _events(self, changed: list[LiveToolCall]) -> list[PatchEvent]:
         if len(self._made) != len(self._calls):
             self._pair_new_calls()
+        self._streaming = None
         events: list[PatchEvent] = []
         streams, started, models = self._streams, self._started, self._models
         for call in changed:
@@ -460,6 +483,8 @@ class ToolCallPatches:
                 result = call.result
                 shown = result is not None and result.error is None and stream.shown(result.arguments)
                 events.append(PatchEvent.ended(wire_id, call.arguments, call.error, call.problem, shown))
+            elif len(changed) == 1 and (name is not None or not models) and not stream.typed:
+                self._streaming, self._streaming_pending, self._streaming_id = call, stream._pending, wire_id
         return events
 
 
