@@ -124,8 +124,8 @@ class PatchStream:
 class StrictOps:
     """RFC 6902 operations of an operation stream with ``append``: a grown string becomes a ``replace`` of the whole
     string so far (for AG-UI's ``STATE_DELTA``, ``fast-json-patch``, ``jsonpatch``). It keeps each string's value by
-    pointer: a string is always set whole (``add`` or ``replace``) before it grows, so a stale entry under a replaced
-    container is overwritten before it is read."""
+    pointer: a string is always set whole (``add`` or ``replace``, alone or inside a container's value) before it
+    grows, so a stale entry under a replaced container is overwritten before it is read."""
 
     __slots__ = ("_strings",)
 
@@ -147,10 +147,23 @@ class StrictOps:
                 value = operation["value"]
                 if type(value) is str:
                     strings[path] = value
-                elif not path:
-                    strings.clear()
+                else:
+                    if not path:
+                        strings.clear()
+                    if type(value) is dict or type(value) is list:
+                        _strings_in(value, path, strings)  # a record that came whole (coalesced) holds strings too
             written.append(operation)
         return written
+
+
+def _strings_in(value: Any, path: str, strings: dict[str, str]) -> None:
+    """Every string inside a container, by pointer, into ``strings``."""
+    items = value.items() if type(value) is dict else enumerate(value)
+    for key, item in items:
+        if type(item) is str:
+            strings[f"{path}/{_escaped(key)}"] = item
+        elif type(item) is dict or type(item) is list:
+            _strings_in(item, f"{path}/{_escaped(key)}", strings)
 
 
 # --- Applying and merging operations -------------------------------------------------------------------------------
@@ -234,10 +247,15 @@ def _parent(value: Any, steps: list[str], adding: bool = False) -> tuple[Any, An
 
 
 def coalesce(operations: Iterable[JsonPatchOp]) -> list[JsonPatchOp]:
-    """The same change in fewer operations: an ``append`` that follows an operation on the same path that left a
-    string there joins it (an ``append`` grows, an ``add`` or ``replace`` takes the longer value), and a ``replace``
-    that follows an ``add`` or ``replace`` on its path takes its place (strict mode's grown strings). Linear in the
-    operations' size: the pieces of a run are joined once. The operations given are not changed."""
+    """The same change in fewer operations, for a writer that sends several pieces' operations at once.
+
+    A string's run: an ``append`` that follows an operation on the same path that left a string there joins it (an
+    ``append`` grows, an ``add`` or ``replace`` takes the longer value), and a ``replace`` that follows an ``add`` or
+    ``replace`` on its path takes its place (strict mode's grown strings). Then a container's: an operation on a
+    member or an item of a container that the operation just before it added (or that one's containers) is applied
+    to that operation's value, a copy, instead of being sent: a record that arrived within the batch goes as one
+    ``add`` of the record, near the size of its text. Linear in the operations' size: the pieces of a run are joined
+    once, a folded operation is one step into its container. The operations given are not changed."""
     merged: list[JsonPatchOp] = []
     pieces: list[str] = []  # the string values of the run that ends ``merged``, joined when the run ends
     for operation in operations:
@@ -260,7 +278,63 @@ def coalesce(operations: Iterable[JsonPatchOp]) -> list[JsonPatchOp]:
             pieces.append(value)
     if merged:
         _join(merged[-1], pieces)
-    return merged
+    return _fold(merged)
+
+
+def _fold(operations: list[JsonPatchOp]) -> list[JsonPatchOp]:
+    """Apply each operation on a member or an item of a container that the last operation kept added (or holds
+    inside its value) to that container, instead of keeping it. Only the last kept operation's containers take
+    operations: one that follows another kept operation would be moved before it. The operations' values are
+    copied before any is changed (``operations`` are this module's own copies, their values the caller's)."""
+    kept: list[JsonPatchOp] = []
+    owned: dict[str, Any] = {}  # pointer -> a container in the last kept operation's value (a copy)
+    for operation in operations:
+        path, op = operation["path"], operation["op"]
+        if path and owned and op in ("add", "replace", "append") and _fold_into(owned, path, op, operation["value"]):
+            continue
+        owned.clear()
+        value = operation.get("value")
+        if op in ("add", "replace") and (type(value) is dict or type(value) is list):
+            operation["value"] = value = _copy(value)
+            owned[path] = value
+        kept.append(operation)
+    return kept
+
+
+def _fold_into(owned: dict[str, Any], path: str, op: str, value: Any) -> bool:
+    """Apply one operation to the owned container that holds its path's last step, if there is one and the
+    operation applies there as it would on the client; whether it did."""
+    parent_path, _, step = path.rpartition("/")
+    container = owned.get(parent_path)
+    if container is None:
+        return False
+    key: Any
+    if type(container) is list:
+        if step == "-":
+            key = len(container)
+        elif step.isdigit() and (step == "0" or step[0] != "0"):
+            key = int(step)
+        else:
+            return False
+        if not key <= len(container) - (op != "add"):
+            return False
+    else:
+        key = step.replace("~1", "/").replace("~0", "~") if "~" in step else step
+        if op != "add" and key not in container:
+            return False
+    if op == "append":
+        if type(container[key]) is not str or type(value) is not str:
+            return False
+        container[key] += value
+        return True
+    new = _copy(value)
+    if op == "add" and type(container) is list:
+        container.insert(key, new)
+    else:
+        container[key] = new
+    if type(new) is dict or type(new) is list:
+        owned[path] = new
+    return True
 
 
 def _join(operation: JsonPatchOp, pieces: list[str]) -> None:

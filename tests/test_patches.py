@@ -9,6 +9,7 @@ the client ends with."""
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections.abc import AsyncIterator
 from types import ModuleType
@@ -27,6 +28,7 @@ from streaming_json.patches import (
     PatchEvent,
     PatchStream,
     PatchWire,
+    StrictOps,
     ToolCallPatches,
     UIMessageWire,
     agui_events,
@@ -157,15 +159,68 @@ def test_coalesce_merges_a_strings_growth_and_keeps_the_rest() -> None:
         {"op": "replace", "path": "/t", "value": "xyz"},
         {"op": "append", "path": "/t", "value": "!"},
     ]
-    merged = coalesce(operations)
-    assert merged == [
-        {"op": "add", "path": "", "value": {}},
+    # The root's members, on a root sent before: each string's run joined.
+    assert coalesce(operations[1:]) == [
         {"op": "add", "path": "/s", "value": "abc"},
         {"op": "add", "path": "/n", "value": 1},
         {"op": "add", "path": "/t", "value": "xyz!"},
     ]
+    # With the root in the batch: its members go inside its value.
+    merged = coalesce(operations)
+    assert merged == [{"op": "add", "path": "", "value": {"s": "abc", "n": 1, "t": "xyz!"}}]
     assert apply_patch(None, merged) == apply_patch(None, operations)
-    assert operations[1] == {"op": "add", "path": "/s", "value": "a"}  # the operations given are not changed
+    assert operations[0] == {"op": "add", "path": "", "value": {}}  # the operations given are not changed
+    assert operations[1] == {"op": "add", "path": "/s", "value": "a"}
+
+
+def test_coalesce_folds_into_the_last_container_added_and_only_that() -> None:
+    before = {"results": [{"id": 0, "name": "Ada"}], "x": {"a~/b": 1}}
+    operations = [
+        {"op": "append", "path": "/results/0/name", "value": " L."},  # a string sent before: kept
+        {"op": "add", "path": "/results/1", "value": {}},  # a record that arrives whole
+        {"op": "add", "path": "/results/1/id", "value": 1},
+        {"op": "add", "path": "/results/1/tags", "value": []},
+        {"op": "add", "path": "/results/1/tags/0", "value": "t"},
+        {"op": "add", "path": "/results/1/tags/-", "value": "u"},
+        {"op": "add", "path": "/results/1/name", "value": "Gr"},
+        {"op": "replace", "path": "/x/a~0~1b", "value": 2},  # another container: kept, the record's folding ends
+        {"op": "add", "path": "/results/1/late", "value": True},  # after a kept operation: not moved before it
+        {"op": "add", "path": "/results/2", "value": {}},
+        {"op": "add", "path": "/results/2/id", "value": 2},
+        {"op": "add", "path": "/results/2/bad/0", "value": 0},  # a path that does not apply: kept as it is
+    ]
+    merged = coalesce(operations)
+    assert merged == [
+        operations[0],
+        {"op": "add", "path": "/results/1", "value": {"id": 1, "tags": ["t", "u"], "name": "Gr"}},
+        operations[7],
+        operations[8],
+        {"op": "add", "path": "/results/2", "value": {"id": 2}},
+        operations[11],
+    ]
+    with pytest.raises(ValueError):
+        apply_patch(copy.deepcopy(before), operations)
+    assert apply_patch(copy.deepcopy(before), merged[:-1]) == apply_patch(copy.deepcopy(before), operations[:-1])
+    assert operations[1]["value"] == {} and operations[3]["value"] == []  # not changed
+
+
+def test_strict_operations_of_a_coalesced_record_grow_its_strings_from_their_whole_value() -> None:
+    """A record coalesced whole holds an open string that grows in the next batch: the strict ``replace`` of that
+    string must start from the record's value (AG-UI's STATE_DELTA, through a flush interval)."""
+    first = coalesce(
+        [
+            {"op": "add", "path": "", "value": {}},
+            {"op": "add", "path": "/r", "value": []},
+            {"op": "add", "path": "/r/0", "value": {}},
+            {"op": "add", "path": "/r/0/name", "value": "Ad"},
+        ]
+    )
+    assert first == [{"op": "add", "path": "", "value": {"r": [{"name": "Ad"}]}}]
+    strict = StrictOps()
+    state = apply_patch(None, strict.ops(first))
+    second = strict.ops([{"op": "append", "path": "/r/0/name", "value": "a"}])
+    assert second == [{"op": "replace", "path": "/r/0/name", "value": "Ada"}]
+    assert apply_patch(state, second) == {"r": [{"name": "Ada"}]}
 
 
 def test_every_stream_ends_with_its_values_and_each_call_has_its_start_and_end(backend: ModuleType) -> None:

@@ -111,11 +111,15 @@ def test_the_ai_sdks_and_ag_uis_own_clients_end_with_our_tool_inputs_and_values(
         (tmp_path / folder).mkdir()
     for name, events in found.items():
         expected = _client_expectations(events)
-        ui_messages = "".join(iter_sse(events, wire=UIMessageWire(message_id="m1", data_name="answer")))
-        agui = "".join(iter_sse(events, wire=AGUIWire(thread_id="t1", run_id="r1")))
-        for folder, sse in (("ai-sdk", ui_messages), ("ag-ui", agui)):
-            (tmp_path / folder / f"{name}.json").write_text(json.dumps({"sse": sse, "expected": expected}), "utf-8")
-    _passes(_run_node(tmp_path, "tests/js/sdk_clients.test.mjs"), len(found) * 2)
+        for suffix, interval in (("", 0.0), ("_coalesced", 3.0)):  # each event alone; 3 events to a batch
+            clock = itertools.count().__next__
+            options: dict[str, Any] = {"flush_interval": interval, "clock": clock}
+            ui_messages = "".join(iter_sse(events, wire=UIMessageWire(message_id="m1", data_name="answer"), **options))
+            agui = "".join(iter_sse(events, wire=AGUIWire(thread_id="t1", run_id="r1"), **options))
+            for folder, sse in (("ai-sdk", ui_messages), ("ag-ui", agui)):
+                fixture = json.dumps({"sse": sse, "expected": expected})
+                (tmp_path / folder / f"{name}{suffix}.json").write_text(fixture, "utf-8")
+    _passes(_run_node(tmp_path, "tests/js/sdk_clients.test.mjs"), len(found) * 4)
 
 
 def _passes(result: subprocess.CompletedProcess[str], tests: int) -> None:

@@ -33,7 +33,7 @@ import shutil
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from bench import harness, workloads
 from bench.harness import Contender, Stopped
@@ -143,6 +143,7 @@ def _checked(pieces: list[str], text: str) -> dict[str, int]:
     assert built == expected, "ours ended with another value"
     clock = iter(range(10**9))
     coalesced = "".join(iter_sse(events, flush_interval=COALESCED, clock=lambda: float(next(clock))))
+    one_batch = "".join(iter_sse(events, flush_interval=float("inf")))  # the first event, then the rest merged
     assert apply_patch(None, coalesce([op for event in events for op in event.ops])) == expected
     state: Any = None
     parser = StreamingJsonParser(changes=False)
@@ -152,6 +153,7 @@ def _checked(pieces: list[str], text: str) -> dict[str, int]:
     assert state == expected
     return {
         "coalesced": _utf8(coalesced),
+        "one batch": _utf8(one_batch),
         "openai": sum(_utf8(_CHUNK % json.dumps(piece)) for piece in pieces),
         "text": _utf8(text),
     }
@@ -176,15 +178,14 @@ def run(session: harness.Session) -> int:
     print(harness.environment_line(session.env))
     print(f"{rounds} rounds, medians of CPU time, bytes exact" + (", quick sizes" if args.quick else ""))
     print()
-    records_text = workloads.structured_output(int(2000 * 270 * scale), seed=5)
+    records = _records(int(2000 * 270 * scale))
     cases = [
         workloads.build("8", 0.25 * scale if args.quick else 1.0),
         workloads.write_file(5, scale),  # 100 KB of Python
-        workloads.Workload(
-            "R", "2,000 records", [workloads.Call(records_text, workloads.token_pieces(records_text, 5))]
-        ),
+        workloads.Workload("R", "2,000-record shape", records.calls),
     ]
     byte_rows, cpu_rows = [], []
+    measured: dict[str, Any] = {}
     for case in cases:
         assert case is not None
         calls = case.calls
@@ -202,33 +203,87 @@ def run(session: harness.Session) -> int:
                 except Stopped:
                     sizes[contender.name] = None
         extra = [_checked(call.pieces, call.text) for call in calls]
-        sizes.update({key: sum(item[key] for item in extra) for key in ("coalesced", "openai", "text")})
+        sizes.update({key: sum(item[key] for item in extra) for key in ("coalesced", "one batch", "openai", "text")})
         results = harness.measure(contenders, rounds=rounds, cap=CAP, check=False, clock=harness.CLOCKS["cpu"])
         title = f"{case.title} ({sizes['text'] // 1000} KB, {sum(len(c.pieces) for c in calls)} pieces)"
         ours_bytes = sizes["(a) ours"]
         byte_rows.append(
-            [title, _kb(sizes["text"]), _kb(ours_bytes), _kb(sizes["coalesced"]), _kb(sizes["openai"])]
+            [title, _kb(sizes["text"]), _kb(ours_bytes), _kb(sizes["coalesced"]), _kb(sizes["one batch"])]
+            + [_kb(sizes["openai"])]
             + [
                 f"{_kb(sizes.get(name))} ({_times(sizes.get(name), ours_bytes)})"
                 for name in [c.name for c in contenders[1:]]
             ]
         )
         ours_time = results["(a) ours"].median
+        pieces = sum(len(c.pieces) for c in calls)
+        per_piece = "-" if ours_time is None else harness.format_time(ours_time / pieces)
         cpu_rows.append(
-            [title, results["(a) ours"].cell()]
+            [title, results["(a) ours"].cell(), per_piece]
             + [f"{results[c.name].cell()} ({_times(results[c.name].median, ours_time)})" for c in contenders[1:]]
         )
         session.raw[case.key] = {"bytes": sizes, "cpu": {name: result.to_json() for name, result in results.items()}}
+        measured["write" if case.key.startswith("1") else case.key] = (title, sizes, results)
     names = ["(b) snapshots", "(c) jsonpatch.make_patch", "(d) jsoncurrent"]
-    print(session.table(["bytes", "text", "(a) ours", "ours, coalesced x4", "OpenAI's chunks", *names], byte_rows))
+    headers = ["bytes", "text", "(a) ours", "ours, coalesced x4", "ours, one batch", "OpenAI's chunks", *names]
+    print(session.table(headers, byte_rows))
     print()
-    print(session.table(["server CPU, whole stream", "(a) ours", *names], cpu_rows))
+    print(session.table(["server CPU, whole stream", "(a) ours", "ours a piece", *names], cpu_rows))
+    print()
+    print(target_table(session, measured, scale, judge=not args.quick))
     if args.no_client:
         return 0
     print()
     lines, wrong = client_table(session, max(rounds, 3))
     print("\n".join(lines))
     return 1 if wrong else 0
+
+
+def bytes_per_text_byte(workload: workloads.Workload) -> float:
+    """Our bytes (one event a piece) over the text's, untimed: the same per byte at any size where they are linear."""
+    return sum(ours(call.pieces, float("inf")) for call in workload.calls) / workload.utf8_bytes
+
+
+def target_table(session: harness.Session, measured: dict[str, Any], scale: float, judge: bool) -> str:
+    """Issue 31's targets, each with its value and verdict (judged at the full sizes only). ``measured``: each case's
+    title, bytes and CPU results, the write call's under ``"write"``."""
+    targets = harness.Targets()
+    rows: list[list[str]] = []
+
+    def row(target: str, case: str, value: Optional[float], op: str, limit: float, bound: bool = False) -> None:
+        verdict = targets.judge(value, op, limit, bound) if judge else ""
+        rows.append([target, case, "-" if value is None else f"{harness.format_ratio(value, bound)}{verdict}"])
+
+    small = scale / 10
+    for name, large, smaller in (
+        ("write call", workloads.write_file(5, scale), workloads.write_file(5, small)),
+        ("records", _records(int(2000 * 270 * scale)), _records(int(2000 * 270 * small))),
+    ):
+        ratio = bytes_per_text_byte(large) / bytes_per_text_byte(smaller)
+        row("bytes linear: ours per text byte, at 10x the size", name, ratio, "<=", 1.1)
+    for title, sizes, results in measured.values():
+        ours_bytes = sizes["(a) ours"]
+        row("bytes at most OpenAI's chunks: theirs / ours", title, sizes["openai"] / ours_bytes, ">=", 1)
+        row("coalesced near the text: one batch / text", title, sizes["one batch"] / sizes["text"], "<=", 1.25)
+        theirs = sizes.get("(d) jsoncurrent")
+        row("bytes ahead of jsoncurrent: (d) / ours", title, theirs and theirs / ours_bytes, ">=", 1)
+        value, bound = harness.ratio(results["(d) jsoncurrent"], results["(a) ours"], CAP)
+        row("CPU ahead of jsoncurrent: (d) / ours", title, value, ">=", 1, bound)
+    title, sizes, results = measured["write"]
+    snapshot_bytes = sizes.get("(b) snapshots")
+    fewer = snapshot_bytes and snapshot_bytes / sizes["(a) ours"]
+    row("bytes: snapshots / ours, the 100 KB call", title, fewer, ">=", 100)
+    value, bound = harness.ratio(results["(c) jsonpatch.make_patch"], results["(a) ours"], CAP)
+    row("CPU: jsonpatch.make_patch / ours, the 100 KB call", title, value, ">=", 100, bound)
+    summary = targets.summary() if judge else "Targets not judged: they apply to the full sizes"
+    return session.table(["target (issue 31)", "case", "value"], rows) + "\n" + summary
+
+
+def _records(size: int) -> workloads.Workload:
+    text = workloads.structured_output(size, seed=5)
+    return workloads.Workload(
+        "R", f"{len(text) // 1000} KB of records", [workloads.Call(text, workloads.token_pieces(text, 5))]
+    )
 
 
 def _jsoncurrent(calls: list[workloads.Call]) -> Contender:
