@@ -196,12 +196,14 @@ def run(session: harness.Session) -> int:
             harness.contender("(d) jsoncurrent", lambda calls=calls: _jsoncurrent(calls)),
         ]
         sizes: dict[str, Any] = {}
+        unfinished: dict[str, str] = {}  # why a contender has no bytes: stopped at the bytes run's cap
         for contender in contenders:  # the untimed run: bytes, with a longer cap than the timed runs
             if contender.run is not None:
                 try:
                     sizes[contender.name] = contender.run(None, harness.perf_counter() + 6 * CAP)
-                except Stopped:
+                except Stopped as stop:
                     sizes[contender.name] = None
+                    unfinished[contender.name] = f"> {6 * CAP:g} s ({100 * stop.done / max(stop.total, 1):.0f}% done)"
         extra = [_checked(call.pieces, call.text) for call in calls]
         sizes.update({key: sum(item[key] for item in extra) for key in ("coalesced", "one batch", "openai", "text")})
         results = harness.measure(contenders, rounds=rounds, cap=CAP, check=False, clock=harness.CLOCKS["cpu"])
@@ -211,7 +213,7 @@ def run(session: harness.Session) -> int:
             [title, _kb(sizes["text"]), _kb(ours_bytes), _kb(sizes["coalesced"]), _kb(sizes["one batch"])]
             + [_kb(sizes["openai"])]
             + [
-                f"{_kb(sizes.get(name))} ({_times(sizes.get(name), ours_bytes)})"
+                unfinished.get(name) or f"{_kb(sizes.get(name))} ({_times(sizes.get(name), ours_bytes)})"
                 for name in [c.name for c in contenders[1:]]
             ]
         )
