@@ -1,3 +1,3 @@
 """The package's version: the one place it is written (setuptools reads it from here for the metadata)."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
