@@ -80,7 +80,9 @@ def test_the_operations_build_what_the_changes_describe_after_every_piece(backen
             assert built in (None, document)
         if strict:
             jsonpatch = pytest.importorskip("jsonpatch")
-            assert jsonpatch.apply_patch(None, operations) == built  # an RFC 6902 applier takes them
+            # An RFC 6902 applier takes them: the first sets the root, whatever the document before (jsonpatch before
+            # 1.48, PyPy's, takes no None for one); a root literal has none.
+            assert jsonpatch.apply_patch({}, operations) == built if operations else built is None
             assert {op["op"] for op in operations} <= {"add", "replace"}
 
 
