@@ -7,6 +7,7 @@
 # make docs       - build the documentation site into docs/_build/html, strictly: any warning (a broken link) fails
 # make test-servers - the inference servers' tier: our vLLM and SGLang parsers in vLLM's and SGLang's own code, and
 #                   vLLM's own tool-parser tests against them (an environment of its own, .venv-servers)
+# make run-web    - the example page where tool calls fill in live (examples/web_app.py), on http://127.0.0.1:8001/
 PYTHON ?= python3
 PYPY ?= pypy3
 VENV := .venv
@@ -24,6 +25,8 @@ SERVERS_STAMP := $(SERVERS_VENV)/.installed
 SERVERS_TESTS ?= tests/servers
 PYPY_STAMP := $(PYPY_VENV)/.installed
 DOCS_STAMP := $(VENV)/.docs-installed
+NODE_TESTS_DIR := $(VENV)/node
+NODE_TESTS_STAMP := $(NODE_TESTS_DIR)/.installed
 # Tests that compare wall-clock times run alone, after the rest has run in two workers (one a core). pytest-benchmark
 # (from `make bench`) warns that it cannot time under xdist, and warnings are errors: it is not loaded there.
 # --dist loadgroup: the tests of one xdist_group share a worker (the framework tests: each framework imported once).
@@ -33,7 +36,7 @@ DIST ?= dist
 # The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.
 WHEELHOUSE := STREAMING_JSON_WHEELHOUSE=$(abspath $(DIST))
 
-.PHONY: run test test-fast lint docs wheels test-pypy test-servers bench bench-producer fuzz annotate clean
+.PHONY: run run-web screenshot test test-fast lint docs wheels test-pypy test-servers bench bench-producer fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -49,19 +52,28 @@ $(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_version.py strea
 run: $(STAMP)
 	$(BIN)/python -m streaming_json --demo
 
+# The example app of streaming_json.patches: a recorded stream through the openai client, to a page (PORT=8001).
+run-web: $(STAMP)
+	$(BIN)/python examples/web_app.py --port $${PORT:-8001}
+
+# The screenshot docs/patches.md shows, taken by the real-browser test while the records come in (needs chromium).
+screenshot: $(STAMP)
+	STREAMING_JSON_SCREENSHOT=docs/_static/patches-live.png $(BIN)/python -m pytest -q -p no:xdist \
+		tests/test_web_app.py -k browser
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@# cython-lint runs pycodestyle by name: the venv's must be on PATH.
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint streaming_json/_core.pyx streaming_json/_core.pxd
 
-test: lint docs wheels
+test: lint docs wheels $(NODE_TESTS_STAMP)
 	$(WHEELHOUSE) STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
 
 # The edit loop: every test but the slow and timing tiers (the markers in pyproject.toml), at a tenth of the hypothesis
 # examples; `make test` runs every tier.
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(NODE_TESTS_STAMP)
 	STREAMING_JSON_EXAMPLES_SCALE=0.1 STREAMING_JSON_REQUIRE_COMPILED=1 \
 		$(BIN)/python -m pytest -q -m "not slow and not timing" -n 2 -p no:benchmark --durations=5
 
@@ -77,6 +89,15 @@ wheels: $(STAMP)
 	mv $(DIST)/raw/*.tar.gz $(DIST)/ && rm -rf $(DIST)/raw
 	$(BIN)/auditwheel show $(DIST)/*-manylinux*.whl
 	@ls $(DIST)
+
+# The JavaScript clients the tests read our wire shapes with (tests/js/package.json pins them: the Vercel AI SDK's
+# own UI message stream reader, AG-UI's own client), installed from npm into the test environment, outside the source
+# tree (tests/test_patches_js.py finds them there).
+$(NODE_TESTS_STAMP): tests/js/package.json
+	mkdir -p $(NODE_TESTS_DIR)
+	cp tests/js/package.json $(NODE_TESTS_DIR)/package.json
+	npm install --silent --no-audit --no-fund --prefix $(NODE_TESTS_DIR)
+	touch $(NODE_TESTS_STAMP)
 
 # The site's tools are a dependency group (pyproject.toml): installed alone, without rebuilding the package.
 $(DOCS_STAMP): $(STAMP)
@@ -104,7 +125,7 @@ $(PYPY_STAMP): $(PYPY_VENV)/bin/python setup.py pyproject.toml streaming_json/_v
 # this run is for what PyPy does differently (its JIT, its json module, its GC), which a quarter shows as well; they
 # were half of this run's time (`make test-pypy PYPY_EXAMPLES_SCALE=1` runs them all).
 PYPY_EXAMPLES_SCALE ?= 0.25
-test-pypy: $(PYPY_STAMP)
+test-pypy: $(PYPY_STAMP) $(NODE_TESTS_STAMP)
 	STREAMING_JSON_EXAMPLES_SCALE=$(PYPY_EXAMPLES_SCALE) $(PYPY_VENV)/bin/python -m pytest -q -n 2 -p no:benchmark
 
 # The peers get a virtual environment of their own: instructor pins an older jiter, which takes openai back to a
@@ -127,6 +148,7 @@ bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
 	$(BIN)/python -m bench frameworks
 	$(BENCH_VENV)/bin/python -m bench features
 	$(BENCH_VENV)/bin/python -m bench typed
+	$(BENCH_VENV)/bin/python -m bench patches
 	$(BENCH_VENV)/bin/python -m bench reference $(if $(BASELINE),--baseline $(BASELINE))
 
 # The reference this library ports (the TypeScript module, as published on npm), for the reference suite: installed

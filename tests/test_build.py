@@ -246,6 +246,7 @@ def test_the_sdist_carries_the_generated_c_and_builds_without_cython(wheelhouse:
         "py.typed",
         "_version.py",
         "data/sample_tool_call.json",
+        "static/patches.js",
     ]
     assert {f"streaming_json/{name}" for name in expected} <= names, sorted(names)
     assert "tests/test_build.py" in names and not any(name.endswith(".so") for name in names), sorted(names)

@@ -32,8 +32,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("_pure", "_core"),
     # Which core the package uses.
     ("_backend",),
-    # Layers over one parser, per event: completed values, the documents of complete text.
-    ("_completed",),
+    # Layers over one parser, per event: completed values, the documents of complete text; the JSON Patch operations of
+    # a parser's changes.
+    ("_completed", "_json_patch"),
     # Typed streaming (optional extra: pydantic). Annotations, policies, shapes, twins and results know no node; nodes
     # know no plan; coercion walks the plan's nodes.
     ("pydantic._annotations", "pydantic._result"),
@@ -74,6 +75,12 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     # file vLLM's --tool-parser-plugin loads.
     ("model_output.vllm", "model_output.sglang"),
     ("model_output._vllm_plugin",),
+    # Live values to a browser: the op events and where the JavaScript client is; the op streams of every source (over
+    # the adapters) and the server-sent events that carry them; the wire shapes and the Starlette response; the facade.
+    ("patches._events", "patches._static"),
+    ("patches._sources", "patches._wire"),
+    ("patches._agui", "patches._ai_sdk", "patches._starlette"),
+    ("patches",),
     # The package's face: it only re-exports (checked below), and no module of the package imports it.
     ("",),
     # The command line.

@@ -51,5 +51,6 @@ SUITES = {
             "clients", "end to end through the SDKs' clients: their helpers, create(stream=True), raw", "the test extra"
         ),
         Suite("reference", "the compiled core against the TypeScript reference on V8, and a baseline", "node"),
+        Suite("patches", "JSON Patch ops on the wire against snapshots, jsonpatch and jsoncurrent", "the bench extra"),
     )
 }

@@ -18,6 +18,11 @@ costs, and to compare two versions of it; use the sdk suite for time.
 
     python -m bench instructions [--quick] [--scale S] [--api anthropic|chat|responses ...] [--json out.json]
     python -m bench instructions --walks [--scale S]
+    python -m bench instructions --patches [--scale S] [--api ...]
+
+``--patches`` counts instead what ``streaming_json.patches`` adds to each adapter: ``ToolCallPatches`` over the
+API's accumulator (the JSON Patch operations of each piece, and the op events), and the same with each op event
+written as our server-sent events (``PatchWire``), beside ``ours``.
 
 ``--walks`` counts instead what walking an OpenAI Chat chunk (SDK objects) down to its piece costs, with no checks, by
 each way Python code can read a pydantic model's fields (``WALKS``): the floor of any plain-Python reader of it.
@@ -39,6 +44,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Callable
 
 from bench import harness
 
@@ -51,6 +57,7 @@ void start(void) { CALLGRIND_START_INSTRUMENTATION; CALLGRIND_ZERO_STATS; CALLGR
 void stop(void) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS; }
 """
 READERS = ("parser", "floor", "ours")
+PATCH_READERS = ("parser", "ours", "patches", "patches_sse")
 APIS = ("anthropic", "chat", "responses")
 SHAPES = ("sdk", "dicts")
 WARM_UP_EVENTS = 200
@@ -87,6 +94,29 @@ def run_walk(walk: str, event: object) -> object:
     )
 
 
+def run_patches(accumulator_class: type, sse: bool) -> Callable[..., tuple[float, object]]:
+    """``ToolCallPatches`` over the accumulator, feeding each event (and, with ``sse``, writing each op event as our
+    server-sent events); the sdk suite's reader contract (the seconds are not timed here: 0)."""
+    from streaming_json.patches import PatchWire, ToolCallPatches
+
+    def run(stream: object, events: list[tuple[object, object]]) -> tuple[float, object]:
+        patches = ToolCallPatches(accumulator_class)
+        feed = patches.feed
+        if sse:
+            render = PatchWire().render
+            for event, _ in events:
+                for patch_event in feed(event):
+                    render(patch_event)
+        else:
+            for event, _ in events:
+                feed(event)
+        patches.finish()
+        (call,) = patches.tool_calls.calls
+        return 0.0, call.arguments
+
+    return run
+
+
 def read_events(reader: str, api: str, shape: str, scale: float, marker: str) -> None:
     """In the child process under callgrind: build the events, warm the reader up, count one read of them all."""
     import ctypes
@@ -103,6 +133,8 @@ def read_events(reader: str, api: str, shape: str, scale: float, marker: str) ->
             "parser": sdk.run_parser(api),
             "floor": sdk.run_floor(api, shape),
             "ours": sdk.run_ours(sdk.ACCUMULATORS[api], api),
+            "patches": run_patches(sdk.ACCUMULATORS[api], sse=False),
+            "patches_sse": run_patches(sdk.ACCUMULATORS[api], sse=True),
         }[reader]
     run(stream, events[:WARM_UP_EVENTS])
     collect = ctypes.CDLL(marker)
@@ -146,6 +178,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scale", type=float, help="of the 20 KB write-file call (default 0.25, quick 0.05)")
     parser.add_argument("--api", action="append", choices=APIS, help="the APIs to count (default: all)")
     parser.add_argument("--walks", action="store_true", help="count walking a Chat chunk by each way of reading it")
+    parser.add_argument("--patches", action="store_true", help="count the patches layer over each adapter")
     parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
 
 
@@ -163,6 +196,8 @@ def run(session: harness.Session) -> int:
     apis = args.api or list(APIS)
     if args.walks:
         jobs = [("parser", "chat", "sdk")] + [(f"walk:{walk}", "chat", "sdk") for walk in WALKS]
+    elif args.patches:
+        jobs = [(reader, api, shape) for api in apis for shape in SHAPES for reader in PATCH_READERS]
     else:
         jobs = [(reader, api, shape) for api in apis for shape in SHAPES for reader in READERS]
     with tempfile.TemporaryDirectory() as folder:
@@ -180,6 +215,20 @@ def run(session: harness.Session) -> int:
         )
         rows = [[walk, f"{(counted[f'walk:{walk}', 'chat', 'sdk'][0] - baseline) / events:,.0f}"] for walk in WALKS]
         print(session.table(["read of each model", "instructions"], rows))
+        return 0
+    if args.patches:
+        print(
+            f"streaming_json.patches over the adapters: instructions per event over the parser, callgrind, write-file "
+            f"call at scale {scale}"
+        )
+        rows = []
+        for api in apis:
+            for shape in SHAPES:
+                baseline, events = counted["parser", api, shape]
+                cells = [f"{(counted[reader, api, shape][0] - baseline) / events:,.0f}" for reader in PATCH_READERS[1:]]
+                rows.append([api, shape, f"{events:,}", *cells])
+        headers = ["API", "shape", "events", "ours (the adapter)", "ToolCallPatches", "ToolCallPatches + PatchWire"]
+        print(session.table(headers, rows))
         return 0
     print(f"Instructions per event over the parser, callgrind, write-file call at scale {scale}")
     rows = []
