@@ -84,6 +84,9 @@ cdef class StreamingJsonParser:
     cdef codepoint _escape[6]
     cdef int _escape_length
     cdef codepoint _high_surrogate        # a high-surrogate escape held until we see what follows, or 0
+    # The strs the last two snapshots showed of the open string (newest first, owned), and the room each has.
+    cdef PyObject* _spare_texts[2]
+    cdef Py_ssize_t _spare_room[2]
 
     # The open word: a number's text and state, or a literal's progress.
     cdef int _word_role
@@ -158,6 +161,7 @@ cdef class StreamingJsonParser:
     cdef int _end_line(self) except -1
     cdef int _end_input(self) except -1
     cdef object _open_string(self)
+    cdef void _drop_spare_texts(self) noexcept
     cdef object _build_snapshot(self)
 
 

@@ -405,6 +405,90 @@ for _change_type in (SetChange, AppendChange, DoneChange):  # a SourceChange has
     streaming_json_share_free_changes(_change_type)
 
 
+# A snapshot shows the open string as a str of its text so far, and the next snapshot needs one a piece longer: copied
+# whole each time, a string streamed in n pieces costs O(n) a snapshot (up to FREE_STRING_CHARS characters, then as
+# the copy credit allows). Instead, the str a snapshot showed is made with room to grow, and the parser keeps it; once
+# nobody else holds it (the snapshot that showed it was dropped, as a view drops the value before the last), the next
+# snapshot extends that very str by the characters read since, in place, and shows it: what no one can see any more,
+# no one sees change. CPython does the same for ``text += piece`` when nothing else refers to ``text``. Only where
+# the layout of a str is known (CPython 3.9 to 3.13, the GIL held); elsewhere each snapshot's str is a fresh copy.
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030E0000 && !defined(Py_GIL_DISABLED) \
+        && !defined(PYPY_VERSION)
+    #define STREAMING_JSON_GROWS_TEXT 1
+    #else
+    #define STREAMING_JSON_GROWS_TEXT 0
+    #endif
+
+    /* A str of `length` characters of `kind` from `data`, of the class of `maxchar` (ASCII, Latin-1, UCS-2, UCS-4:
+       the narrowest that holds its text, as every str must be), with room for `capacity` in all. */
+    static PyObject *streaming_json_text_with_room(Py_UCS4 maxchar, const char *data, int kind, Py_ssize_t length,
+                                                   Py_ssize_t capacity) {
+    #if STREAMING_JSON_GROWS_TEXT
+        PyObject *text = PyUnicode_New(capacity, maxchar);
+        if (text == NULL) return NULL;
+        memcpy(PyUnicode_DATA(text), data, (size_t)(length * kind));
+        PyUnicode_WRITE(kind, PyUnicode_DATA(text), length, 0);
+        ((PyASCIIObject *)text)->length = length;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_ASCII(text) && ((PyASCIIObject *)text)->wstr != NULL)  /* shares the data (UCS-4) */
+            ((PyCompactUnicodeObject *)text)->wstr_length = length;
+    #endif
+        return text;
+    #else
+        (void)capacity;
+        return PyUnicode_FromKindAndData(kind, data, length);
+    #endif
+    }
+
+    /* Whether `text`, made by streaming_json_text_with_room with room for `capacity`, can grow in place to `length`
+       characters of the class of `maxchar`: the parser's reference is the only one (no snapshot, no user, not
+       interned), it has not cached another form of its text, its class is still the text's, and it has room. */
+    static int streaming_json_text_can_grow(PyObject *text, Py_UCS4 maxchar, Py_ssize_t length,
+                                            Py_ssize_t capacity) {
+    #if STREAMING_JSON_GROWS_TEXT
+        int ascii = maxchar < 128;
+        int kind = maxchar < 256 ? 1 : (maxchar < 65536 ? 2 : 4);
+        if (Py_REFCNT(text) != 1 || PyUnicode_CHECK_INTERNED(text) || length > capacity) return 0;
+        if (PyUnicode_IS_ASCII(text) != ascii || PyUnicode_KIND(text) != kind) return 0;
+        if (!ascii && ((PyCompactUnicodeObject *)text)->utf8 != NULL) return 0;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (((PyASCIIObject *)text)->wstr != NULL && ((PyASCIIObject *)text)->wstr != PyUnicode_DATA(text)) return 0;
+    #endif
+        return 1;
+    #else
+        (void)text; (void)maxchar; (void)length; (void)capacity;
+        return 0;
+    #endif
+    }
+
+    /* Grow `text` (streaming_json_text_can_grow said it can) to the first `length` characters of `data`, of its
+       kind: it holds the first ones already. Its hash, if one was taken, is forgotten. */
+    static void streaming_json_text_grow(PyObject *text, const char *data, Py_ssize_t length) {
+    #if STREAMING_JSON_GROWS_TEXT
+        int kind = PyUnicode_KIND(text);
+        Py_ssize_t held = PyUnicode_GET_LENGTH(text);
+        memcpy((char *)PyUnicode_DATA(text) + held * kind, data + held * kind, (size_t)((length - held) * kind));
+        PyUnicode_WRITE(kind, PyUnicode_DATA(text), length, 0);
+        ((PyASCIIObject *)text)->length = length;
+        ((PyASCIIObject *)text)->hash = -1;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_ASCII(text) && ((PyASCIIObject *)text)->wstr != NULL)
+            ((PyCompactUnicodeObject *)text)->wstr_length = length;
+    #endif
+    #else
+        (void)text; (void)data; (void)length;
+    #endif
+    }
+    """
+    object streaming_json_text_with_room(codepoint maxchar, const char* data, int kind, Py_ssize_t length,
+                                         Py_ssize_t capacity)
+    bint streaming_json_text_can_grow(PyObject* text, codepoint maxchar, Py_ssize_t length,
+                                      Py_ssize_t capacity) noexcept
+    void streaming_json_text_grow(PyObject* text, const char* data, Py_ssize_t length) noexcept
+
+
 cdef inline SetChange new_set(tuple path, object value):
     cdef SetChange change = SetChange.__new__(SetChange)
     change.path = path
@@ -787,6 +871,7 @@ cdef class StreamingJsonParser:
             self._source_waiting = bool(self._source_patterns)
 
     def __dealloc__(self):
+        self._drop_spare_texts()
         self._release_frames()
         PyMem_Free(self._frames)
         PyMem_Free(self._string_buffer)
@@ -1162,6 +1247,8 @@ cdef class StreamingJsonParser:
     cdef int _begin_string(self) except -1:
         cdef Frame* top
         cdef Py_ssize_t index
+        if self._spare_texts[0] != NULL:
+            self._drop_spare_texts()
         self._mode = STRING
         self._string_length = 0
         self._string_flushed = 0
@@ -1338,6 +1425,8 @@ cdef class StreamingJsonParser:
         cdef Py_ssize_t index = self._depth - 1
         piece = self._flush_string_piece()
         self._mode = STRUCTURE
+        if self._spare_texts[0] != NULL:
+            self._drop_spare_texts()
         if self._string_role == ROLE_DROPPED:
             value = None
         elif self._string_role == ROLE_KEY and self._string_kind == 1 and self._string_length <= KEY_CACHE_LONGEST:
@@ -1458,6 +1547,7 @@ cdef class StreamingJsonParser:
 
     cdef int _reset_document(self) except -1:
         """Forget the document being read (O(1) but for dropping its open containers), ready for the next one."""
+        self._drop_spare_texts()
         self._release_frames()
         self._root_done = False
         self._root_value = NOTHING
@@ -1504,9 +1594,40 @@ cdef class StreamingJsonParser:
     # --- Snapshots ----------------------------------------------------------------------------------------------
 
     cdef object _open_string(self):
+        """The open value string as a snapshot shows it: a spare str grown in place where one is free (see
+        ``streaming_json_text_with_room``), else a new one with room to grow; the parser keeps the last two."""
+        cdef Py_ssize_t length
+        cdef PyObject* spare
+        cdef Py_ssize_t capacity
         if self._mode != STRING or self._string_role != ROLE_VALUE:
             return NOTHING
-        return self._string_slice(0)
+        length = self._string_length
+        # The older spare first: the newer one is in the last snapshot, which the parser itself still holds.
+        spare = self._spare_texts[1]
+        if spare != NULL and streaming_json_text_can_grow(spare, self._string_maxchar, length, self._spare_room[1]):
+            streaming_json_text_grow(spare, self._string_buffer, length)
+            self._spare_texts[1] = self._spare_texts[0]
+            self._spare_texts[0] = spare
+            capacity = self._spare_room[1]
+            self._spare_room[1] = self._spare_room[0]
+            self._spare_room[0] = capacity
+            return <object>spare
+        capacity = 2 * length + 16
+        text = streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind, length,
+                                             capacity)
+        Py_XDECREF(self._spare_texts[1])
+        self._spare_texts[1] = self._spare_texts[0]
+        self._spare_room[1] = self._spare_room[0]
+        Py_INCREF(text)
+        self._spare_texts[0] = <PyObject*>text
+        self._spare_room[0] = capacity
+        return text
+
+    cdef void _drop_spare_texts(self) noexcept:
+        """The open string ended (or the document): its spare strs can grow no more."""
+        Py_XDECREF(self._spare_texts[0])
+        Py_XDECREF(self._spare_texts[1])
+        self._spare_texts[0] = self._spare_texts[1] = NULL
 
     cdef object _build_snapshot(self):
         cdef Py_ssize_t index

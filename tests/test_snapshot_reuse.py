@@ -1,0 +1,117 @@
+"""A snapshot somebody keeps never changes; what nobody holds any more may be reused (on every backend).
+
+The compiled core shows the open string in a str made with room to grow, and once the snapshot that showed it is
+dropped, grows that very str in place for a later snapshot (``_core.pyx``, ``streaming_json_text_with_room``). These
+tests keep some snapshots, or only their strings, drop the others, and check that whatever was kept reads as it did
+when it was returned, and that every snapshot, reused or not, reads as a new parser given the same text does: its
+text, its hash, its UTF-8 encoding. A str the user interned or had encoded (CPython caches the UTF-8 of a str) is
+never grown. The pure backend passes them trivially: it makes every snapshot afresh.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import sys
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+from .backends import CPYTHON
+from .jsonvalues import identical_json, text_copy
+
+# A string that changes class as it grows: ASCII, then Latin-1, then the BMP, then astral characters.
+TEXT = "plain ascii " * 30 + "café " * 30 + "中文 " * 30 + "😀 " * 30
+
+
+def one_piece_snapshot(backend: ModuleType, text: str) -> Any:
+    parser = backend.StreamingJsonParser()
+    parser.append(text)
+    return parser.snapshot()
+
+
+def open_string(snapshot: Any) -> str:
+    """The open string of ``{"items": [{"text": ...}]}``."""
+    text = snapshot["items"][-1]["text"]
+    assert type(text) is str
+    return text
+
+
+@pytest.mark.parametrize("keep_every", [1, 2, 3, 7, 0])
+def test_kept_snapshots_read_as_they_did_whichever_were_dropped(backend: ModuleType, keep_every: int) -> None:
+    document = '{"items": [{"id": 1, "text": ' + json.dumps(TEXT, ensure_ascii=False)
+    parser = backend.StreamingJsonParser()
+    kept: list[tuple[Any, str]] = []
+    kept_strings: list[tuple[str, str]] = []
+    for count, char in enumerate(document, 1):
+        parser.append(char)
+        snapshot = parser.snapshot()
+        if '"text": "' not in document[:count]:
+            continue
+        text = open_string(snapshot)
+        assert text == open_string(one_piece_snapshot(backend, document[:count]))
+        assert hash(text) == hash(text_copy(text))  # a grown str forgets the hash taken before it grew
+        if keep_every and count % keep_every == 0:
+            kept.append((snapshot, text_copy(text)))
+        elif keep_every and count % keep_every == 1:
+            kept_strings.append((text, text_copy(text)))  # the str alone, its snapshot dropped
+        del snapshot, text
+    for snapshot, text in kept:
+        assert open_string(snapshot) == text
+    for text, copy in kept_strings:
+        assert text == copy
+
+
+def test_a_string_interned_or_encoded_by_the_user_is_never_grown(
+    backend: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # An interned str is a key of the interpreter's table of interned strings (a reference CPython 3.11 does not
+    # count): grown, it would be lost from that table's reach, which CPython reports when it frees the str.
+    unraisable: list[Any] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    document = '["' + TEXT + '"]'
+    parser = backend.StreamingJsonParser()
+    interned: list[str] = []
+    for count, char in enumerate(document, 1):
+        parser.append(char)
+        snapshot = parser.snapshot()
+        if count < 3:
+            continue
+        text = snapshot[0] if snapshot else ""
+        assert text == json.loads(document[: min(count, len(document) - 2)] + '"]')[0]
+        # The UTF-8 encoding (CPython caches it once taken, and encode() reads the cache) and the text agree.
+        assert text.encode("utf-8", "surrogatepass") == text_copy(text).encode("utf-8", "surrogatepass")
+        if count % 5 == 0:
+            interned.append(text_copy(sys.intern(text)))  # only the table of interned strings holds it now
+        if count % 5 == 1 and CPYTHON:
+            ctypes.pythonapi.PyUnicode_AsUTF8.restype = ctypes.c_char_p
+            ctypes.pythonapi.PyUnicode_AsUTF8(ctypes.py_object(text))  # caches its UTF-8 in the str
+        del snapshot, text
+    del parser
+    assert not unraisable, unraisable
+    assert all(sys.intern(text_copy(text)) == text for text in interned)
+
+
+def test_a_snapshot_the_user_changed_and_dropped_changes_nothing_shown_later(backend: ModuleType) -> None:
+    document = '{"a": [1, 2], "b": "' + TEXT
+    parser = backend.StreamingJsonParser()
+    for count, char in enumerate(document, 1):
+        parser.append(char)
+        snapshot = parser.snapshot()
+        if count > len('{"a": [1, 2], "b": "'):
+            assert identical_json(snapshot, one_piece_snapshot(backend, document[:count]))
+            # The copy of the open object is the user's own now (its completed values are shared, not copied).
+            snapshot["b"] = "changed by the user"
+            snapshot["c"] = None
+        del snapshot
+
+
+def test_strings_of_several_values_each_grow_from_their_own_text(backend: ModuleType) -> None:
+    values = [TEXT[:200], "", TEXT[200:260], "x" * 100, TEXT[-50:]]
+    document = json.dumps({"values": values}, ensure_ascii=False)
+    parser = backend.StreamingJsonParser(changes=False)
+    for count in range(1, len(document) + 1):
+        parser.append(document[count - 1])
+        assert identical_json(parser.snapshot(), one_piece_snapshot(backend, document[:count]))
+    assert parser.snapshot() == {"values": values}
