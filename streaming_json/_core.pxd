@@ -84,6 +84,7 @@ cdef class StreamingJsonParser:
     cdef codepoint _escape[6]
     cdef int _escape_length
     cdef codepoint _high_surrogate        # a high-surrogate escape held until we see what follows, or 0
+    cdef bint _read_from_string         # the piece being read is plain characters of the open string, all of it
     # The strs the last two snapshots showed of the open string (newest first, owned), and the room each has.
     cdef PyObject* _spare_texts[2]
     cdef Py_ssize_t _spare_room[2]
@@ -149,7 +150,7 @@ cdef class StreamingJsonParser:
     cdef int _read_escape_char(self, codepoint char) except -1
     cdef int _add_code_unit(self, codepoint unit) except -1
     cdef str _string_slice(self, Py_ssize_t start)
-    cdef object _flush_string_piece(self)
+    cdef object _flush_string_piece(self, str added=*)
     cdef int _close_string(self) except -1
     cdef int _begin_word(self, codepoint first) except -1
     cdef object _word_number(self, Py_ssize_t length, bint is_float)

@@ -405,6 +405,24 @@ for _change_type in (SetChange, AppendChange, DoneChange):  # a SourceChange has
     streaming_json_share_free_changes(_change_type)
 
 
+cdef extern from *:
+    """
+    /* Empty `list` for another use where nobody but the parser holds it, keeping its room; 0 where somebody does.
+       Its items are released once it is empty, from a copy, so that whatever releasing them runs (the user's object
+       in a change's value, freed) finds an empty list. */
+    static int streaming_json_list_reuse(PyObject *list) {
+        PyObject *held[8];
+        Py_ssize_t count = PyList_GET_SIZE(list), index;
+        if (Py_REFCNT(list) != 1 || !PyList_CheckExact(list) || count > 8) return 0;
+        memcpy(held, ((PyListObject *)list)->ob_item, (size_t)count * sizeof(PyObject *));
+        Py_SET_SIZE(list, 0);
+        for (index = 0; index < count; index++) Py_DECREF(held[index]);
+        return 1;
+    }
+    """
+    bint streaming_json_list_reuse(PyObject* list) noexcept
+
+
 # A snapshot shows the open string as a str of its text so far, and the next snapshot needs one a piece longer: copied
 # whole each time, a string streamed in n pieces costs O(n) a snapshot (up to FREE_STRING_CHARS characters, then as
 # the copy credit allows). Instead, the str a snapshot showed is made with room to grow, and the parser keeps it; once
@@ -765,6 +783,8 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                     position += 1
                 if position > start:
                     store_run(parser, data + start, position - start, min(maxchar, MAX_CODEPOINT))
+                if position == length and start == 0 and parser._slice_start == 0:
+                    parser._read_from_string = True  # the whole text, in the open string's plain characters
             if position == length:
                 break
             char = data[position]
@@ -879,13 +899,19 @@ cdef class StreamingJsonParser:
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
-        cdef list changes = []
-        self._changes = changes
+        # The list the last append returned, where nobody holds it any more (the caller read it and let it go), is
+        # emptied and returned again: no list to make and free a piece.
+        if self._busy or not streaming_json_list_reuse(<PyObject*>self._changes):
+            self._changes = []
         self._feed(text)
-        return changes
+        return self._changes
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def snapshot(self, *, bint fresh=False):
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.
 
@@ -948,9 +974,11 @@ cdef class StreamingJsonParser:
         self._busy = True
         try:
             self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * length
+            self._read_from_string = False
             self._read(decoded)
             if self._mode == STRING:
-                self._flush_string_piece()
+                # A piece read whole as plain characters of the open string is the text it added: reported as is.
+                self._flush_string_piece(decoded if self._read_from_string and length <= SIGNAL_CHECK_CHARS else None)
             if self._source_kind != NO_SOURCE:
                 self._report_source(decoded, length, False)
                 self._source_from = 0
@@ -1399,20 +1427,25 @@ cdef class StreamingJsonParser:
         memcpy(PyUnicode_DATA(text), self._string_buffer + start * kind, (self._string_length - start) * kind)
         return text
 
-    cdef object _flush_string_piece(self):
-        """Report this piece's text of the open value string; return it where it was built, else None."""
+    cdef object _flush_string_piece(self, str added=None):
+        """Report this piece's text of the open value string; return it where it was built, else None. ``added``,
+        where given, is that text already (the piece, read whole as plain string characters)."""
         cdef Py_ssize_t start = self._string_flushed
         piece = None
         self._string_flushed = self._string_length
         if self._string_role != ROLE_VALUE:
             return None
         if self._string_path is not None and self._emit_changes:
+            if added is not None and PyUnicode_GET_LENGTH(added) == self._string_length - start:
+                piece = added
             if not self._string_reported:
                 self._string_reported = True
-                piece = self._string_slice(start)
+                if piece is None:
+                    piece = self._string_slice(start)
                 self._changes.append(new_set(<tuple>self._string_path, piece))
             elif self._string_length > start:
-                piece = self._string_slice(start)
+                if piece is None:
+                    piece = self._string_slice(start)
                 self._changes.append(new_append(<tuple>self._string_path, piece))
         if self._string_length > start:
             self._dirty = True
@@ -1681,6 +1714,8 @@ cdef class StreamingJsonDocuments:
         self._count = 0
         self._finished = False
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
         if self._finished:
@@ -1705,6 +1740,8 @@ cdef class StreamingJsonDocuments:
         self._count += len(documents)
         return documents
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def snapshot(self, *, bint fresh=False):
         """The partial value of the document being read, ``MISSING`` between documents; as
         :meth:`StreamingJsonParser.snapshot`."""
@@ -1756,6 +1793,8 @@ cdef class ToolCallArgumentsStream:
             self._chunks = []
         return self._text
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def append(self, delta):
         """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
         if not isinstance(delta, str):

@@ -115,3 +115,16 @@ def test_strings_of_several_values_each_grow_from_their_own_text(backend: Module
         parser.append(document[count - 1])
         assert identical_json(parser.snapshot(), one_piece_snapshot(backend, document[:count]))
     assert parser.snapshot() == {"values": values}
+
+
+def test_a_list_of_changes_kept_is_never_emptied(backend: ModuleType) -> None:
+    # The compiled core empties and returns again the list the last append returned, where nobody holds it.
+    parser = backend.StreamingJsonParser()
+    kept = parser.append('{"a": "x')
+    first = [(change.kind, change.path) for change in kept]
+    for piece in ("y", 'z"', ', "b": 1', ', "c": [true', "]}"):
+        changes = parser.append(piece)
+        assert changes is not kept
+        del changes  # dropped: this one may come back, emptied, from the next append
+    assert [(change.kind, change.path) for change in kept] == first == [("set", ()), ("set", ("a",))]
+    assert [change.kind for change in parser.append(" ")] == []
