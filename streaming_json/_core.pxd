@@ -16,6 +16,21 @@ cdef struct Frame:
     int phase
 
 
+cdef enum:
+    SHOWN_DEPTH = 8  # a snapshot whose open path is this deep at most is kept whole, to grow in place
+
+
+cdef struct Shown:
+    # A snapshot the parser built while the open string was open: what it showed of that string, and, where its open
+    # path is at most SHOWN_DEPTH deep, the snapshot itself and the copies it is made of.
+    PyObject* root              # the snapshot (owned), or NULL where only the str is kept
+    PyObject* text              # its str of the open string (owned), or NULL where nothing is kept
+    Py_ssize_t room             # how many characters that str has room for
+    Py_ssize_t depth            # open containers then
+    PyObject* copies[SHOWN_DEPTH]           # their copies, root first (the snapshot holds them)
+    unsigned long long tags[SHOWN_DEPTH]    # what says each is as built (streaming_json_copy_tag)
+
+
 cdef class JsonChange:
     cdef readonly tuple path
 
@@ -85,9 +100,10 @@ cdef class StreamingJsonParser:
     cdef int _escape_length
     cdef codepoint _high_surrogate        # a high-surrogate escape held until we see what follows, or 0
     cdef bint _read_from_string         # the piece being read is plain characters of the open string, all of it
-    # The strs the last two snapshots showed of the open string (newest first, owned), and the room each has.
-    cdef PyObject* _spare_texts[2]
-    cdef Py_ssize_t _spare_room[2]
+    # What the last two snapshots showed while the open string was open (newest first), to grow in place once nobody
+    # else holds it (forgotten when the string ends); the room of the last str made for it.
+    cdef Shown _shown[2]
+    cdef Py_ssize_t _text_room
 
     # The open word: a number's text and state, or a literal's progress.
     cdef int _word_role
@@ -162,7 +178,10 @@ cdef class StreamingJsonParser:
     cdef int _end_line(self) except -1
     cdef int _end_input(self) except -1
     cdef object _open_string(self)
-    cdef void _drop_spare_texts(self) noexcept
+    cdef int _keep_shown(self, object root, object text, Py_ssize_t depth, PyObject** copies,
+                         unsigned long long* tags) except -1
+    cdef void _forget_shown(self, int which) noexcept
+    cdef object _grow_shown(self)
     cdef object _build_snapshot(self)
 
 

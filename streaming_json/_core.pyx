@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 cdef extern from "Python.h":
+    Py_ssize_t Py_REFCNT(PyObject* op)
     Py_ssize_t PyTuple_GET_SIZE(object items)
     int PyErr_CheckSignals() except? -1
     int PyUnicode_KIND(object text)
@@ -461,22 +462,23 @@ cdef extern from *:
     }
 
     /* Whether `text`, made by streaming_json_text_with_room with room for `capacity`, can grow in place to `length`
-       characters of the class of `maxchar`: the parser's reference is the only one (no snapshot, no user, not
-       interned), it has not cached another form of its text, its class is still the text's, and it has room. */
+       characters of the class of `maxchar`: the parser's `references` (its own, and its kept snapshot's) are the
+       only ones (no user's, not interned), it has not cached another form of its text, its class is still the
+       text's, and it has room. */
     static int streaming_json_text_can_grow(PyObject *text, Py_UCS4 maxchar, Py_ssize_t length,
-                                            Py_ssize_t capacity) {
+                                            Py_ssize_t capacity, Py_ssize_t references) {
     #if STREAMING_JSON_GROWS_TEXT
         int ascii = maxchar < 128;
         int kind = maxchar < 256 ? 1 : (maxchar < 65536 ? 2 : 4);
-        if (Py_REFCNT(text) != 1 || PyUnicode_CHECK_INTERNED(text) || length > capacity) return 0;
-        if (PyUnicode_IS_ASCII(text) != ascii || PyUnicode_KIND(text) != kind) return 0;
+        if (Py_REFCNT(text) != references || PyUnicode_CHECK_INTERNED(text) || length > capacity) return 0;
+        if ((int)PyUnicode_IS_ASCII(text) != ascii || (int)PyUnicode_KIND(text) != kind) return 0;
         if (!ascii && ((PyCompactUnicodeObject *)text)->utf8 != NULL) return 0;
     #if PY_VERSION_HEX < 0x030C0000
         if (((PyASCIIObject *)text)->wstr != NULL && ((PyASCIIObject *)text)->wstr != PyUnicode_DATA(text)) return 0;
     #endif
         return 1;
     #else
-        (void)text; (void)maxchar; (void)length; (void)capacity;
+        (void)text; (void)maxchar; (void)length; (void)capacity; (void)references;
         return 0;
     #endif
     }
@@ -499,11 +501,47 @@ cdef extern from *:
         (void)text; (void)data; (void)length;
     #endif
     }
+
+    /* What says a snapshot's copy of an open container is as the parser built it: a dict's version tag, which
+       CPython changes at every change of a dict (PEP 509), or a list's size. */
+    static unsigned long long streaming_json_copy_tag(PyObject *copy) {
+    #if STREAMING_JSON_GROWS_TEXT
+        if (PyDict_CheckExact(copy)) {
+    #if PY_VERSION_HEX >= 0x030C0000
+    #pragma GCC diagnostic push
+    #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    #endif
+            return (unsigned long long)((PyDictObject *)copy)->ma_version_tag;
+    #if PY_VERSION_HEX >= 0x030C0000
+    #pragma GCC diagnostic pop
+    #endif
+        }
+    #endif
+        return (unsigned long long)Py_SIZE(copy);
+    }
+
+    /* Whether a kept snapshot's copy of the open container `working` is as the parser built it, holding `inner` (the
+       copy of the next open container, or the open string's str) in its open slot: nobody changed it since. A
+       list's items are compared with the working list's, but for the open slot. */
+    static int streaming_json_copy_is_as_built(PyObject *copy, unsigned long long tag, PyObject *working,
+                                               PyObject *inner) {
+        Py_ssize_t size;
+        if (PyDict_CheckExact(copy)) return streaming_json_copy_tag(copy) == tag;
+        if (!PyList_CheckExact(copy)) return 0;
+        size = PyList_GET_SIZE(copy);
+        return (unsigned long long)size == tag && size > 0 && size == PyList_GET_SIZE(working)
+            && PyList_GET_ITEM(copy, size - 1) == inner
+            && memcmp(((PyListObject *)copy)->ob_item, ((PyListObject *)working)->ob_item,
+                      (size_t)(size - 1) * sizeof(PyObject *)) == 0;
+    }
     """
+    unsigned long long streaming_json_copy_tag(PyObject* copy) noexcept
+    bint streaming_json_copy_is_as_built(PyObject* copy, unsigned long long tag, PyObject* working,
+                                         PyObject* inner) noexcept
     object streaming_json_text_with_room(codepoint maxchar, const char* data, int kind, Py_ssize_t length,
                                          Py_ssize_t capacity)
     bint streaming_json_text_can_grow(PyObject* text, codepoint maxchar, Py_ssize_t length,
-                                      Py_ssize_t capacity) noexcept
+                                      Py_ssize_t capacity, Py_ssize_t references) noexcept
     void streaming_json_text_grow(PyObject* text, const char* data, Py_ssize_t length) noexcept
 
 
@@ -891,7 +929,7 @@ cdef class StreamingJsonParser:
             self._source_waiting = bool(self._source_patterns)
 
     def __dealloc__(self):
-        self._drop_spare_texts()
+        self._forget_shown(2)
         self._release_frames()
         PyMem_Free(self._frames)
         PyMem_Free(self._string_buffer)
@@ -1275,8 +1313,8 @@ cdef class StreamingJsonParser:
     cdef int _begin_string(self) except -1:
         cdef Frame* top
         cdef Py_ssize_t index
-        if self._spare_texts[0] != NULL:
-            self._drop_spare_texts()
+        if self._shown[0].text != NULL:
+            self._forget_shown(2)
         self._mode = STRING
         self._string_length = 0
         self._string_flushed = 0
@@ -1458,8 +1496,8 @@ cdef class StreamingJsonParser:
         cdef Py_ssize_t index = self._depth - 1
         piece = self._flush_string_piece()
         self._mode = STRUCTURE
-        if self._spare_texts[0] != NULL:
-            self._drop_spare_texts()
+        if self._shown[0].text != NULL:
+            self._forget_shown(2)
         if self._string_role == ROLE_DROPPED:
             value = None
         elif self._string_role == ROLE_KEY and self._string_kind == 1 and self._string_length <= KEY_CACHE_LONGEST:
@@ -1580,7 +1618,7 @@ cdef class StreamingJsonParser:
 
     cdef int _reset_document(self) except -1:
         """Forget the document being read (O(1) but for dropping its open containers), ready for the next one."""
-        self._drop_spare_texts()
+        self._forget_shown(2)
         self._release_frames()
         self._root_done = False
         self._root_value = NOTHING
@@ -1627,55 +1665,126 @@ cdef class StreamingJsonParser:
     # --- Snapshots ----------------------------------------------------------------------------------------------
 
     cdef object _open_string(self):
-        """The open value string as a snapshot shows it: a spare str grown in place where one is free (see
-        ``streaming_json_text_with_room``), else a new one with room to grow; the parser keeps the last two."""
+        """The open value string as a snapshot shows it (``NOTHING`` where none is open): the str of the snapshot
+        before the last, grown in place, where nobody else holds it any more, else a new one with room to grow (see
+        ``streaming_json_text_with_room``). Its room is left in ``_text_room``, for ``_keep_shown``."""
         cdef Py_ssize_t length
-        cdef PyObject* spare
-        cdef Py_ssize_t capacity
+        cdef PyObject* spare = self._shown[1].text
         if self._mode != STRING or self._string_role != ROLE_VALUE:
             return NOTHING
         length = self._string_length
-        # The older spare first: the newer one is in the last snapshot, which the parser itself still holds.
-        spare = self._spare_texts[1]
-        if spare != NULL and streaming_json_text_can_grow(spare, self._string_maxchar, length, self._spare_room[1]):
+        # Only a str its snapshot no longer holds: one whose snapshot the parser kept is grown by _grow_shown.
+        if (spare != NULL and self._shown[1].root == NULL
+                and streaming_json_text_can_grow(spare, self._string_maxchar, length, self._shown[1].room, 1)):
             streaming_json_text_grow(spare, self._string_buffer, length)
-            self._spare_texts[1] = self._spare_texts[0]
-            self._spare_texts[0] = spare
-            capacity = self._spare_room[1]
-            self._spare_room[1] = self._spare_room[0]
-            self._spare_room[0] = capacity
+            self._text_room = self._shown[1].room
             return <object>spare
-        capacity = 2 * length + 16
-        text = streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind, length,
-                                             capacity)
-        Py_XDECREF(self._spare_texts[1])
-        self._spare_texts[1] = self._spare_texts[0]
-        self._spare_room[1] = self._spare_room[0]
-        Py_INCREF(text)
-        self._spare_texts[0] = <PyObject*>text
-        self._spare_room[0] = capacity
-        return text
+        self._text_room = 2 * length + 16
+        return streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind, length,
+                                             self._text_room)
 
-    cdef void _drop_spare_texts(self) noexcept:
-        """The open string ended (or the document): its spare strs can grow no more."""
-        Py_XDECREF(self._spare_texts[0])
-        Py_XDECREF(self._spare_texts[1])
-        self._spare_texts[0] = self._spare_texts[1] = NULL
+    cdef int _keep_shown(self, object root, object text, Py_ssize_t depth, PyObject** copies,
+                         unsigned long long* tags) except -1:
+        """Keep what a snapshot just built shows of the open string (and the snapshot itself, where its open path is
+        short enough to record: ``depth`` at most SHOWN_DEPTH, its copies and their tags given), as the newest of
+        the two kept; the oldest goes."""
+        cdef Shown* newest
+        cdef Py_ssize_t level
+        self._forget_shown(1)
+        self._shown[1] = self._shown[0]
+        newest = &self._shown[0]
+        Py_INCREF(text)
+        newest.text = <PyObject*>text
+        newest.room = self._text_room
+        newest.depth = depth
+        newest.root = NULL
+        if 0 < depth <= SHOWN_DEPTH:
+            Py_INCREF(root)
+            newest.root = <PyObject*>root
+            for level in range(depth):
+                newest.copies[level] = copies[level]
+                newest.tags[level] = tags[level]
+        return 0
+
+    cdef void _forget_shown(self, int which) noexcept:
+        """Let go of a kept snapshot (0: the newest, 1: the oldest, 2: both): the open string ended, or what it
+        showed can no longer be grown."""
+        cdef int index
+        for index in range(2):
+            if which == index or which == 2:
+                Py_XDECREF(self._shown[index].root)
+                Py_XDECREF(self._shown[index].text)
+                self._shown[index].root = self._shown[index].text = NULL
+
+    cdef object _grow_shown(self):
+        """The snapshot before the last, grown in place to show the open string as it is now, where nobody but the
+        parser holds it or anything in it and nobody changed it; None otherwise. (A snapshot that nobody holds is
+        seen by nobody: growing it changes nothing anyone sees.) Nothing else of the open path can have changed since
+        it was built: what is kept is forgotten when the open string ends, and nothing but its text is read before.
+        Each copy is checked to be as built before the next one, which it holds, is looked at."""
+        cdef Shown* shown = &self._shown[1]
+        cdef Shown swapped
+        cdef Py_ssize_t level
+        cdef Py_ssize_t depth = self._depth
+        cdef Py_ssize_t length = self._string_length
+        cdef PyObject* inner
+        cdef Frame* frame
+        if shown.root == NULL or shown.depth != depth:
+            return None
+        if Py_REFCNT(shown.root) != 1:
+            return None
+        for level in range(depth):
+            inner = shown.copies[level + 1] if level + 1 < depth else shown.text
+            if level and Py_REFCNT(shown.copies[level]) != 1:
+                return None
+            if not streaming_json_copy_is_as_built(shown.copies[level], shown.tags[level],
+                                                   self._frames[level].container, inner):
+                return None
+        # Held by the innermost copy and by the record: grown in place where it can be, else replaced there.
+        if streaming_json_text_can_grow(shown.text, self._string_maxchar, length, shown.room, 2):
+            streaming_json_text_grow(shown.text, self._string_buffer, length)
+        else:
+            shown.room = 2 * length + 16
+            text = streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind,
+                                                 length, shown.room)
+            frame = &self._frames[depth - 1]
+            put_in_slot(<object>shown.copies[depth - 1], frame.is_object, frame.key, text)
+            shown.tags[depth - 1] = streaming_json_copy_tag(shown.copies[depth - 1])
+            Py_XDECREF(shown.text)
+            Py_INCREF(text)
+            shown.text = <PyObject*>text
+        swapped = self._shown[0]
+        self._shown[0] = self._shown[1]
+        self._shown[1] = swapped
+        return <object>self._shown[0].root
 
     cdef object _build_snapshot(self):
         cdef Py_ssize_t index
         cdef Frame* frame
+        cdef PyObject* copies[SHOWN_DEPTH]
+        cdef unsigned long long tags[SHOWN_DEPTH]
+        cdef bint recorded
         if not self._depth:
             if self._root_done:
                 return self._root_value
             value = self._open_string()
-            if value is NOTHING:
-                value = self._pending_word()
+            if value is not NOTHING:
+                self._keep_shown(None, value, 0, NULL, NULL)
+                return value
+            value = self._pending_word()
             return MISSING if value is NOTHING else value
+        child = NOTHING
+        if self._mode == STRING and self._string_role == ROLE_VALUE:
+            grown = self._grow_shown()
+            if grown is not None:
+                return grown
+            child = self._open_string()
+        elif self._shown[0].text != NULL:
+            self._forget_shown(2)  # no open string to show: nothing kept can be grown again
+        recorded = child is not NOTHING and self._depth <= SHOWN_DEPTH
         # The innermost open value: a string already holding its slot, or a word not yet placed.
         frame = &self._frames[self._depth - 1]
         copy = copy_container(frame)
-        child = self._open_string()
         if child is not NOTHING:
             put_in_slot(copy, frame.is_object, frame.key, child)
         else:
@@ -1685,11 +1794,19 @@ cdef class StreamingJsonParser:
                     PyDict_SetItem(copy, <object>frame.key, word)
                 else:
                     PyList_Append(copy, word)
+        if recorded:
+            copies[self._depth - 1] = <PyObject*>copy
+            tags[self._depth - 1] = streaming_json_copy_tag(<PyObject*>copy)
         for index in range(self._depth - 2, -1, -1):
             frame = &self._frames[index]
             outer = copy_container(frame)
             put_in_slot(outer, frame.is_object, frame.key, copy)
             copy = outer
+            if recorded:
+                copies[index] = <PyObject*>copy
+                tags[index] = streaming_json_copy_tag(<PyObject*>copy)
+        if child is not NOTHING:
+            self._keep_shown(copy, child, self._depth, copies, tags)
         return copy
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from .backends import CPYTHON
-from .jsonvalues import identical_json, text_copy
+from .jsonvalues import deep_copy, identical_json, text_copy
 
 # A string that changes class as it grows: ASCII, then Latin-1, then the BMP, then astral characters.
 TEXT = "plain ascii " * 30 + "café " * 30 + "中文 " * 30 + "😀 " * 30
@@ -128,3 +128,66 @@ def test_a_list_of_changes_kept_is_never_emptied(backend: ModuleType) -> None:
         del changes  # dropped: this one may come back, emptied, from the next append
     assert [(change.kind, change.path) for change in kept] == first == [("set", ()), ("set", ("a",))]
     assert [change.kind for change in parser.append(" ")] == []
+
+
+# Changes a user may make to a snapshot's copies of the open path before dropping it; each must keep the parser from
+# showing that copy again (it no longer reads as the text does).
+COPY_CHANGES = {
+    "a member replaced": lambda snapshot: snapshot.__setitem__("a", []),
+    "a member added": lambda snapshot: snapshot["a"][1].__setitem__("c", 1),
+    "an item replaced": lambda snapshot: snapshot["a"].__setitem__(0, 2),
+    "an item added": lambda snapshot: snapshot["a"].append(5),
+    "the open string replaced": lambda snapshot: snapshot["a"][1]["b"].__setitem__(-1, "other"),
+    "the open object replaced": lambda snapshot: snapshot["a"].__setitem__(-1, {"b": [True, "x"]}),
+    "an item before it replaced": lambda snapshot: snapshot["a"][1]["b"].__setitem__(0, False),
+    "the items reversed": lambda snapshot: snapshot["a"][1]["b"].reverse(),
+    "a member removed": lambda snapshot: snapshot["a"][1].pop("b"),
+    "emptied": lambda snapshot: snapshot.clear(),
+}
+
+
+@pytest.mark.parametrize("change", list(COPY_CHANGES))
+def test_copies_the_user_changed_and_dropped_are_never_shown_again(backend: ModuleType, change: str) -> None:
+    document = '{"a": [1, {"b": [true, "' + TEXT
+    start = len('{"a": [1, {"b": [true, "')
+    parser = backend.StreamingJsonParser(changes=False)
+    parser.append(document[:start])
+    for count in range(start + 1, len(document) + 1):
+        parser.append(document[count - 1])
+        snapshot = parser.snapshot()
+        assert identical_json(snapshot, one_piece_snapshot(backend, document[:count])), count
+        COPY_CHANGES[change](snapshot)
+        del snapshot
+
+
+def test_a_copy_the_user_keeps_inside_a_dropped_snapshot_never_changes(backend: ModuleType) -> None:
+    document = '{"a": [1, {"b": [true, "' + TEXT
+    start = len('{"a": [1, {"b": [true, "')
+    parser = backend.StreamingJsonParser(changes=False)
+    parser.append(document[:start])
+    kept: list[tuple[Any, Any]] = []
+    for count in range(start + 1, len(document) + 1):
+        parser.append(document[count - 1])
+        snapshot = parser.snapshot()
+        assert identical_json(snapshot, one_piece_snapshot(backend, document[:count])), count
+        part = [snapshot["a"], snapshot["a"][1], snapshot["a"][1]["b"]][count % 3]
+        if count % 4 == 0:
+            kept.append((part, deep_copy(part)))  # a part kept, the snapshot around it dropped
+        del snapshot, part
+    for part, copy in kept:
+        assert identical_json(part, copy)
+
+
+@pytest.mark.parametrize("size", range(1, 13))
+def test_snapshots_read_fresh_whatever_the_text_between_two_of_them(backend: ModuleType, size: int) -> None:
+    # Between two snapshots, strings end and others begin, in the same object or array, or deeper, or shallower.
+    document = json.dumps(
+        {"a": "xxxx", "b": "yyyy", "c": ["z" * 9, "w" * 5, {"d": "vvvvvv", "e": ["uuuu", "t" * 20]}], "f": "s" * 30},
+        ensure_ascii=False,
+    )
+    parser = backend.StreamingJsonParser(changes=False)
+    for end in range(size, len(document) + size, size):
+        parser.append(document[end - size : end])
+        snapshot = parser.snapshot()
+        assert identical_json(snapshot, one_piece_snapshot(backend, document[:end])), document[:end]
+        del snapshot
