@@ -17,8 +17,8 @@ mutates a snapshot into a cycle still has it collected.
 """
 
 cimport cython
-from cpython.dict cimport PyDict_Copy, PyDict_SetItem
-from cpython.list cimport PyList_Append, PyList_GetSlice
+from cpython.dict cimport PyDict_Copy, PyDict_DelItem, PyDict_GetItem, PyDict_SetItem
+from cpython.list cimport PyList_Append, PyList_GET_ITEM, PyList_GetSlice
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
@@ -520,24 +520,16 @@ cdef extern from *:
         return (unsigned long long)Py_SIZE(copy);
     }
 
-    /* Whether a kept snapshot's copy of the open container `working` is as the parser built it, holding `inner` (the
-       copy of the next open container, or the open string's str) in its open slot: nobody changed it since. A
-       list's items are compared with the working list's, but for the open slot. */
-    static int streaming_json_copy_is_as_built(PyObject *copy, unsigned long long tag, PyObject *working,
-                                               PyObject *inner) {
-        Py_ssize_t size;
-        if (PyDict_CheckExact(copy)) return streaming_json_copy_tag(copy) == tag;
-        if (!PyList_CheckExact(copy)) return 0;
-        size = PyList_GET_SIZE(copy);
-        return (unsigned long long)size == tag && size > 0 && size == PyList_GET_SIZE(working)
-            && PyList_GET_ITEM(copy, size - 1) == inner
+    /* Whether the first `count` items of two lists are the same objects. */
+    static int streaming_json_items_equal(PyObject *copy, PyObject *working, Py_ssize_t count) {
+        return count <= PyList_GET_SIZE(copy) && count <= PyList_GET_SIZE(working)
             && memcmp(((PyListObject *)copy)->ob_item, ((PyListObject *)working)->ob_item,
-                      (size_t)(size - 1) * sizeof(PyObject *)) == 0;
+                      (size_t)count * sizeof(PyObject *)) == 0;
     }
+
     """
     unsigned long long streaming_json_copy_tag(PyObject* copy) noexcept
-    bint streaming_json_copy_is_as_built(PyObject* copy, unsigned long long tag, PyObject* working,
-                                         PyObject* inner) noexcept
+    bint streaming_json_items_equal(PyObject* copy, PyObject* working, Py_ssize_t count) noexcept
     object streaming_json_text_with_room(codepoint maxchar, const char* data, int kind, Py_ssize_t length,
                                          Py_ssize_t capacity)
     bint streaming_json_text_can_grow(PyObject* text, codepoint maxchar, Py_ssize_t length,
@@ -650,6 +642,54 @@ cdef inline int put_in_slot(object container, bint is_object, PyObject* key, obj
         PyDict_SetItem(container, <object>key, value)
     else:
         (<list>container)[PyList_GET_SIZE(container) - 1] = value
+    return 0
+
+
+cdef inline int add_in_slot(object container, bint is_object, PyObject* key, object value) except -1:
+    """Add a pending word's value to a (copied) container: under its key, or as a new last element."""
+    if is_object:
+        PyDict_SetItem(container, <object>key, value)
+    else:
+        PyList_Append(container, value)
+    return 0
+
+
+cdef int update_copy(object copy, Frame* frame, ShownLevel* level, object child, object word) except -1:
+    """Update a kept snapshot's copy of an open container (``_reusable_levels`` found it as built) to show it as it is
+    now, holding ``child`` (the next copy, or the open string's str) in its open slot, or ``word``, a pending word's
+    value: only what changed since is touched."""
+    cdef object working = <object>frame.container
+    cdef Py_ssize_t built = <Py_ssize_t>level.work_tag
+    cdef Py_ssize_t size = PyList_GET_SIZE(working) if not frame.is_object else 0
+    cdef Py_ssize_t index
+    cdef PyObject* value
+    if frame.is_object:
+        # The working dict did not change: only the open slot's value may be new, or, where the value it showed
+        # open has ended since (a container closed, a word was dropped), the working dict's own, if any.
+        if child is not NOTHING:
+            if <PyObject*>child != level.child:  # (as built, the slot holds level.child)
+                PyDict_SetItem(copy, <object>frame.key, child)
+        elif word is not NOTHING:
+            PyDict_SetItem(copy, <object>frame.key, word)
+        elif level.child != NULL or level.has_word:
+            value = PyDict_GetItem(working, <object>frame.key)
+            if value != NULL:
+                PyDict_SetItem(copy, <object>frame.key, <object>value)
+            else:
+                PyDict_DelItem(copy, <object>frame.key)
+        return 0
+    if level.has_word:  # the pending word it showed, after the working list's items: not one of them
+        del (<list>copy)[built]
+    # The item the copy showed open is the working one again, unless it is still the open one.
+    if level.child != NULL and not (size == built and child is not NOTHING):
+        (<list>copy)[built - 1] = <object>PyList_GET_ITEM(working, built - 1)
+    for index in range(built, size):
+        PyList_Append(copy, <object>PyList_GET_ITEM(working, index))
+    if child is not NOTHING:
+        if PyList_GET_ITEM(copy, size - 1) != <PyObject*>child:
+            (<list>copy)[size - 1] = child
+    elif word is not NOTHING:
+        PyList_Append(copy, word)
     return 0
 
 
@@ -929,7 +969,7 @@ cdef class StreamingJsonParser:
             self._source_waiting = bool(self._source_patterns)
 
     def __dealloc__(self):
-        self._forget_shown(2)
+        self._forget_shown()
         self._release_frames()
         PyMem_Free(self._frames)
         PyMem_Free(self._string_buffer)
@@ -1205,7 +1245,10 @@ cdef class StreamingJsonParser:
     cdef int _value_finished(self, Py_ssize_t index) except -1:
         if index >= 0:
             self._frames[index].phase = AFTER_VALUE
-        elif self._documents is not None:
+            return 0
+        if self._shown[self._newest].root != NULL or self._shown[self._newest].text != NULL:
+            self._forget_shown()  # the root value ended: what snapshots show is that value, nothing to update
+        if self._documents is not None:
             self._documents.append(self._root_value)
             self._reset_document()
             self._line_done = True
@@ -1267,6 +1310,8 @@ cdef class StreamingJsonParser:
             frame.reported = PyTuple_GET_SIZE(path) < self._report_depth
         frame.is_object = is_object
         frame.holds_container = False
+        self._frame_serial += 1
+        frame.serial = self._frame_serial
         frame.phase = EXPECT_KEY if is_object else EXPECT_VALUE
         self._depth += 1
         return 0
@@ -1313,8 +1358,7 @@ cdef class StreamingJsonParser:
     cdef int _begin_string(self) except -1:
         cdef Frame* top
         cdef Py_ssize_t index
-        if self._shown[0].text != NULL:
-            self._forget_shown(2)
+        self._string_serial += 1
         self._mode = STRING
         self._string_length = 0
         self._string_flushed = 0
@@ -1496,8 +1540,6 @@ cdef class StreamingJsonParser:
         cdef Py_ssize_t index = self._depth - 1
         piece = self._flush_string_piece()
         self._mode = STRUCTURE
-        if self._shown[0].text != NULL:
-            self._forget_shown(2)
         if self._string_role == ROLE_DROPPED:
             value = None
         elif self._string_role == ROLE_KEY and self._string_kind == 1 and self._string_length <= KEY_CACHE_LONGEST:
@@ -1618,7 +1660,7 @@ cdef class StreamingJsonParser:
 
     cdef int _reset_document(self) except -1:
         """Forget the document being read (O(1) but for dropping its open containers), ready for the next one."""
-        self._forget_shown(2)
+        self._forget_shown()
         self._release_frames()
         self._root_done = False
         self._root_value = NOTHING
@@ -1664,149 +1706,183 @@ cdef class StreamingJsonParser:
 
     # --- Snapshots ----------------------------------------------------------------------------------------------
 
-    cdef object _open_string(self):
-        """The open value string as a snapshot shows it (``NOTHING`` where none is open): the str of the snapshot
-        before the last, grown in place, where nobody else holds it any more, else a new one with room to grow (see
-        ``streaming_json_text_with_room``). Its room is left in ``_text_room``, for ``_keep_shown``."""
+    cdef object _open_string(self, bint in_kept_copy):
+        """The open value string as a snapshot shows it (``NOTHING`` where none is open): the str the snapshot
+        before the last showed of it, grown in place, where nobody else can see that str any more (``in_kept_copy``:
+        it is in a kept copy that is being updated, held there and by the record alone), else a new one with room to
+        grow (see ``streaming_json_text_with_room``). Its room is left in ``_text_room``."""
         cdef Py_ssize_t length
-        cdef PyObject* spare = self._shown[1].text
+        cdef Shown* old = &self._shown[1 - self._newest]
         if self._mode != STRING or self._string_role != ROLE_VALUE:
             return NOTHING
         length = self._string_length
-        # Only a str its snapshot no longer holds: one whose snapshot the parser kept is grown by _grow_shown.
-        if (spare != NULL and self._shown[1].root == NULL
-                and streaming_json_text_can_grow(spare, self._string_maxchar, length, self._shown[1].room, 1)):
-            streaming_json_text_grow(spare, self._string_buffer, length)
-            self._text_room = self._shown[1].room
-            return <object>spare
+        if (old.text != NULL and old.string_serial == self._string_serial
+                and streaming_json_text_can_grow(old.text, self._string_maxchar, length, old.room,
+                                                 2 if in_kept_copy else 1)):
+            streaming_json_text_grow(old.text, self._string_buffer, length)
+            self._text_room = old.room
+            return <object>old.text
         self._text_room = 2 * length + 16
         return streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind, length,
                                              self._text_room)
 
-    cdef int _keep_shown(self, object root, object text, Py_ssize_t depth, PyObject** copies,
-                         unsigned long long* tags) except -1:
-        """Keep what a snapshot just built shows of the open string (and the snapshot itself, where its open path is
-        short enough to record: ``depth`` at most SHOWN_DEPTH, its copies and their tags given), as the newest of
-        the two kept; the oldest goes."""
-        cdef Shown* newest
-        cdef Py_ssize_t level
-        self._forget_shown(1)
-        self._shown[1] = self._shown[0]
-        newest = &self._shown[0]
-        Py_INCREF(text)
-        newest.text = <PyObject*>text
-        newest.room = self._text_room
-        newest.depth = depth
-        newest.root = NULL
-        if 0 < depth <= SHOWN_DEPTH:
-            Py_INCREF(root)
-            newest.root = <PyObject*>root
-            for level in range(depth):
-                newest.copies[level] = copies[level]
-                newest.tags[level] = tags[level]
-        return 0
-
-    cdef void _forget_shown(self, int which) noexcept:
-        """Let go of a kept snapshot (0: the newest, 1: the oldest, 2: both): the open string ended, or what it
-        showed can no longer be grown."""
+    cdef void _forget_shown(self) noexcept:
+        """Let go of both kept snapshots: the document ended, or the parser goes."""
         cdef int index
         for index in range(2):
-            if which == index or which == 2:
-                Py_XDECREF(self._shown[index].root)
-                Py_XDECREF(self._shown[index].text)
-                self._shown[index].root = self._shown[index].text = NULL
+            Py_XDECREF(self._shown[index].root)
+            Py_XDECREF(self._shown[index].text)
+            self._shown[index].root = self._shown[index].text = NULL
+            self._shown[index].depth = 0
 
-    cdef object _grow_shown(self):
-        """The snapshot before the last, grown in place to show the open string as it is now, where nobody but the
-        parser holds it or anything in it and nobody changed it; None otherwise. (A snapshot that nobody holds is
-        seen by nobody: growing it changes nothing anyone sees.) Nothing else of the open path can have changed since
-        it was built: what is kept is forgotten when the open string ends, and nothing but its text is read before.
-        Each copy is checked to be as built before the next one, which it holds, is looked at."""
-        cdef Shown* shown = &self._shown[1]
-        cdef Shown swapped
-        cdef Py_ssize_t level
-        cdef Py_ssize_t depth = self._depth
-        cdef Py_ssize_t length = self._string_length
-        cdef PyObject* inner
+    cdef Py_ssize_t _reusable_levels(self) noexcept:
+        """How many open containers, from the root, have a copy in the snapshot before the last that can be updated
+        in place to show them as they are now: nobody but the parser holds it (the root copy is held by the record
+        alone, each other by the copy it is in), nobody changed it since it was built, it copies the same open
+        container (a list closed and another opened in its place may hold fewer items), and that container changed
+        only as the parser updates: a dict not at all (its version tag is the same), a list only by items after
+        those the copy has (the copy's items are the list's, but for the open one it showed). (A snapshot that
+        nobody holds is seen by nobody: updating it changes nothing anyone sees.) Each copy is checked as built
+        before the one it holds is looked at."""
+        cdef Shown* old = &self._shown[1 - self._newest]
+        cdef ShownLevel* level
         cdef Frame* frame
-        if shown.root == NULL or shown.depth != depth:
-            return None
-        if Py_REFCNT(shown.root) != 1:
-            return None
-        for level in range(depth):
-            inner = shown.copies[level + 1] if level + 1 < depth else shown.text
-            if level and Py_REFCNT(shown.copies[level]) != 1:
-                return None
-            if not streaming_json_copy_is_as_built(shown.copies[level], shown.tags[level],
-                                                   self._frames[level].container, inner):
-                return None
-        # Held by the innermost copy and by the record: grown in place where it can be, else replaced there.
-        if streaming_json_text_can_grow(shown.text, self._string_maxchar, length, shown.room, 2):
-            streaming_json_text_grow(shown.text, self._string_buffer, length)
-        else:
-            shown.room = 2 * length + 16
-            text = streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind,
-                                                 length, shown.room)
-            frame = &self._frames[depth - 1]
-            put_in_slot(<object>shown.copies[depth - 1], frame.is_object, frame.key, text)
-            shown.tags[depth - 1] = streaming_json_copy_tag(shown.copies[depth - 1])
-            Py_XDECREF(shown.text)
-            Py_INCREF(text)
-            shown.text = <PyObject*>text
-        swapped = self._shown[0]
-        self._shown[0] = self._shown[1]
-        self._shown[1] = swapped
-        return <object>self._shown[0].root
+        cdef Py_ssize_t index
+        cdef Py_ssize_t size
+        if old.root == NULL or Py_REFCNT(old.root) != 1:
+            return 0
+        for index in range(min(old.depth, self._depth)):
+            level = &old.levels[index]
+            frame = &self._frames[index]
+            if level.serial != frame.serial or (index and Py_REFCNT(level.copy) != 1):
+                return index
+            if streaming_json_copy_tag(level.copy) != level.copy_tag:
+                return index  # changed by its user
+            if frame.is_object:
+                # A dict is updated only where the working one did not change (but in its open value's copy).
+                if streaming_json_copy_tag(frame.container) != level.work_tag or frame.key != level.key:
+                    return index
+            else:
+                # A list only grows, and only its last item is replaced (a string placed when it ends): the copy's
+                # items are the working list's (those it had then), but for the open one it showed.
+                size = <Py_ssize_t>level.work_tag
+                if level.child != NULL:
+                    if PyList_GET_ITEM(<object>level.copy, size - 1) != level.child:
+                        return index
+                    size -= 1
+                if not streaming_json_items_equal(level.copy, frame.container, size):
+                    return index
+        return min(old.depth, self._depth)
 
     cdef object _build_snapshot(self):
+        """A fresh snapshot: the oldest kept one updated in place where ``_reusable_levels`` allows (from the root,
+        the copies nobody else holds or changed), the rest of the open path copied afresh; kept in its place, as the
+        newest."""
         cdef Py_ssize_t index
+        cdef Py_ssize_t depth = self._depth
+        cdef Py_ssize_t reused
         cdef Frame* frame
-        cdef PyObject* copies[SHOWN_DEPTH]
-        cdef unsigned long long tags[SHOWN_DEPTH]
-        cdef bint recorded
-        if not self._depth:
+        cdef Shown* old = &self._shown[1 - self._newest]
+        cdef ShownLevel* level
+        cdef PyObject* released
+        cdef bint has_word
+        if not depth:
             if self._root_done:
                 return self._root_value
-            value = self._open_string()
+            value = self._open_string(False)
             if value is not NOTHING:
-                self._keep_shown(None, value, 0, NULL, NULL)
+                self._keep_text(value)
                 return value
             value = self._pending_word()
             return MISSING if value is NOTHING else value
-        child = NOTHING
-        if self._mode == STRING and self._string_role == ROLE_VALUE:
-            grown = self._grow_shown()
-            if grown is not None:
-                return grown
-            child = self._open_string()
-        elif self._shown[0].text != NULL:
-            self._forget_shown(2)  # no open string to show: nothing kept can be grown again
-        recorded = child is not NOTHING and self._depth <= SHOWN_DEPTH
+        if depth > SHOWN_DEPTH:
+            return self._copy_open_path()
+        reused = self._reusable_levels()
+        if (reused == depth and old.text != NULL and old.string_serial == self._string_serial
+                and self._mode == STRING and self._string_role == ROLE_VALUE
+                and streaming_json_text_can_grow(old.text, self._string_maxchar, self._string_length, old.room, 2)):
+            # The usual piece: only the open string's text is new, and nobody holds the snapshot before the last.
+            # Its str grows in place; nothing else of it changes, nor does its record.
+            streaming_json_text_grow(old.text, self._string_buffer, self._string_length)
+            self._newest = 1 - self._newest
+            return <object>old.root
         # The innermost open value: a string already holding its slot, or a word not yet placed.
-        frame = &self._frames[self._depth - 1]
+        word = NOTHING
+        text = self._open_string(reused == depth)
+        if text is NOTHING:
+            word = self._pending_word()
+        child = text
+        for index in range(depth - 1, -1, -1):
+            frame = &self._frames[index]
+            level = &old.levels[index]  # read where reused, then written: the kept snapshot's record of it
+            has_word = index == depth - 1 and word is not NOTHING
+            if index >= reused:
+                copy = copy_container(frame)
+                if child is not NOTHING:
+                    put_in_slot(copy, frame.is_object, frame.key, child)
+                elif has_word:
+                    add_in_slot(copy, frame.is_object, frame.key, word)
+            else:
+                copy = <object>level.copy
+                update_copy(copy, frame, level, child, word if has_word else NOTHING)
+            level.copy = <PyObject*>copy
+            level.child = NULL if child is NOTHING else <PyObject*>child
+            level.serial = frame.serial
+            level.copy_tag = streaming_json_copy_tag(level.copy)
+            level.work_tag = streaming_json_copy_tag(frame.container)
+            level.key = frame.key
+            level.has_word = has_word
+            child = copy
+        Py_INCREF(child)
+        released = old.root
+        old.root = <PyObject*>child
+        old.depth = depth
+        Py_XDECREF(released)  # the copies not reused go with it (an updated one is the new root itself)
+        self._keep_text_in(old, text)
+        self._newest = 1 - self._newest
+        return child
+
+    cdef int _keep_text_in(self, Shown* record, object text) except -1:
+        released = record.text
+        record.text = NULL
+        if text is not NOTHING:
+            Py_INCREF(text)
+            record.text = <PyObject*>text
+            record.room = self._text_room
+            record.string_serial = self._string_serial
+        Py_XDECREF(released)
+        return 0
+
+    cdef int _keep_text(self, object text) except -1:
+        """Keep the str a snapshot showed of the open string (the snapshot itself is not kept: the root string, or
+        an open path too deep), as the newest record, in place of the oldest."""
+        cdef Shown* old = &self._shown[1 - self._newest]
+        released = old.root
+        old.root = NULL
+        old.depth = 0
+        Py_XDECREF(released)
+        self._keep_text_in(old, text)
+        self._newest = 1 - self._newest
+        return 0
+
+    cdef object _copy_open_path(self):
+        """A snapshot of an open path too deep to keep (SHOWN_DEPTH): every open container copied afresh."""
+        cdef Py_ssize_t index
+        cdef Frame* frame = &self._frames[self._depth - 1]
         copy = copy_container(frame)
+        child = self._open_string(False)
         if child is not NOTHING:
             put_in_slot(copy, frame.is_object, frame.key, child)
+            self._keep_text(child)
         else:
             word = self._pending_word()
             if word is not NOTHING:
-                if frame.is_object:
-                    PyDict_SetItem(copy, <object>frame.key, word)
-                else:
-                    PyList_Append(copy, word)
-        if recorded:
-            copies[self._depth - 1] = <PyObject*>copy
-            tags[self._depth - 1] = streaming_json_copy_tag(<PyObject*>copy)
+                add_in_slot(copy, frame.is_object, frame.key, word)
         for index in range(self._depth - 2, -1, -1):
             frame = &self._frames[index]
             outer = copy_container(frame)
             put_in_slot(outer, frame.is_object, frame.key, copy)
             copy = outer
-            if recorded:
-                copies[index] = <PyObject*>copy
-                tags[index] = streaming_json_copy_tag(<PyObject*>copy)
-        if child is not NOTHING:
-            self._keep_shown(copy, child, self._depth, copies, tags)
         return copy
 
 

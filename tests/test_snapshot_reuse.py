@@ -191,3 +191,53 @@ def test_snapshots_read_fresh_whatever_the_text_between_two_of_them(backend: Mod
         snapshot = parser.snapshot()
         assert identical_json(snapshot, one_piece_snapshot(backend, document[:end])), document[:end]
         del snapshot
+
+
+# Pending words (shown before they end, then placed or dropped), repeated keys, containers closing and opening.
+WORDS_DOCUMENT = (
+    '{"n": [1, 22, 333, -4.5e+6, true, fals, nul, truthy, 7], "a": 1, "a": 123456, "b": tru, "c": [[1, 2], [3, '
+    '[4, 5.25]], {"d": -0, "e": [null, 8e-3]}], "f": "text", "f": 99, "g": [1e, 2E+], "h": {"i": 10, "i": 11}}'
+)
+
+
+@pytest.mark.parametrize("size", range(1, 10))
+@pytest.mark.parametrize("stable", [False, True])
+def test_snapshots_read_fresh_as_words_are_shown_placed_and_dropped(
+    backend: ModuleType, size: int, stable: bool
+) -> None:
+    parser = backend.StreamingJsonParser(changes=False, stable=stable)
+    for end in range(size, len(WORDS_DOCUMENT) + size, size):
+        parser.append(WORDS_DOCUMENT[end - size : end])
+        snapshot = parser.snapshot()
+        fresh = backend.StreamingJsonParser(stable=stable)
+        if stable:  # a stable parser shows what it showed before: the same pieces, not the text in one
+            for start in range(0, min(end, len(WORDS_DOCUMENT)), size):
+                fresh.append(WORDS_DOCUMENT[start : min(start + size, end)])
+                fresh.snapshot()
+        else:
+            fresh.append(WORDS_DOCUMENT[:end])
+        assert identical_json(snapshot, fresh.snapshot()), WORDS_DOCUMENT[:end]
+        del snapshot
+
+
+@pytest.mark.parametrize(
+    "pieces",
+    [
+        # A snapshot inside an array, one after it (a number placed), then an array opened in its place, empty.
+        ['[["x', '"], 1, ', "["],
+        ['[["x", ["y', '"]], 1, ', '["', "z"],
+        ['{"a": [{"b": "x', '"}], "n": 1, ', '"c": [', "1"],
+        ["[[1, 2", "], 3, ", "[", "4"],
+        ['[{"a": "x', '"}, 1, ', "{", '"a": "y'],
+    ],
+)
+def test_a_container_closed_and_another_opened_in_its_place(backend: ModuleType, pieces: list[str]) -> None:
+    # Then a few more characters, so that each kept snapshot is updated again.
+    parser = backend.StreamingJsonParser(changes=False)
+    text = ""
+    for piece in [*pieces, "w", "v", "u"]:
+        parser.append(piece)
+        text += piece
+        snapshot = parser.snapshot()
+        assert identical_json(snapshot, one_piece_snapshot(backend, text)), text
+        del snapshot
