@@ -83,7 +83,8 @@ class _Selector:
         cut = length - 1
         items_only = self._items_only
         for piece in pieces:
-            for event in append(piece):
+            events: list[DoneChange] = append(piece)  # type: ignore[assignment]  # changes=False: done only
+            for event in events:
                 path = event.path
                 if len(path) == length and path[:cut] == prefix and (not items_only or type(path[cut]) is int):
                     yield event.value
