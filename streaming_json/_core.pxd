@@ -155,8 +155,14 @@ cdef class StreamingJsonParser:
     cdef Py_ssize_t _slice_start
     cdef Py_ssize_t _unused_from
     cdef list _unused
+    # append_source(): the source text of the piece being read is wanted as text (where it is its only change).
+    cdef bint _source_text_wanted
+    cdef str _source_text
 
+    # The entry points of compiled layers (and of this module's wrappers): read a piece, its changes going to
+    # _changes; append_source() without a Python call (the str, or the list of changes).
     cdef int _feed(self, object text) except -1
+    cdef object _append_source(self, object text)
     cdef str _decode(self, object text)
     cdef int _read(self, str text) except -1
     cdef int _read_structure(self, codepoint char) except -1

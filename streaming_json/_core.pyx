@@ -993,6 +993,38 @@ cdef class StreamingJsonParser:
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    def append_source(self, text):
+        """Read the next piece as :meth:`append` does. Where the piece lies wholly in the value whose source text is
+        being reported (``source_paths``), begun before it, and changed nothing else, return the piece itself (a
+        ``str``: that value's next text, verbatim) instead of a change; otherwise return the changes, as
+        :meth:`append` would (a ``list``).
+
+        For a layer that relays a value's text as it streams (a tool call's arguments, in a model's output): inside
+        that value, a piece costs the scan and nothing more. The piece that begins the value (its path comes with
+        its first :class:`SourceChange`), the one that ends it, and one that makes any other change (a done event, a
+        set) come as the list; so does a piece that changed nothing (an empty list). ``done``, ``unused_text`` and
+        ``in_string`` say, as after :meth:`append`, whether the root value ended, what followed it, and whether the
+        text so far ends in a string.
+        """
+        return self._append_source(text)
+
+    cdef object _append_source(self, object text):
+        """``append_source()``, for a compiled layer that cimports the parser: ``str`` or ``list``."""
+        if self._busy or not streaming_json_list_reuse(<PyObject*>self._changes):
+            self._changes = []
+        self._source_text_wanted = True
+        try:
+            self._feed(text)
+        finally:
+            self._source_text_wanted = False
+        if self._source_text is not None:
+            found = self._source_text
+            self._source_text = None
+            return found
+        return self._changes
+
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def snapshot(self, *, bint fresh=False):
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.
 
@@ -1050,6 +1082,7 @@ cdef class StreamingJsonParser:
         cdef str decoded = self._decode(text)
         cdef Py_ssize_t length = PyUnicode_GET_LENGTH(decoded)
         cdef Py_ssize_t newline
+        cdef bint source_was_open = self._source_kind != NO_SOURCE
         if self._busy:
             raise RuntimeError("StreamingJsonParser used from two threads at once")
         self._busy = True
@@ -1061,7 +1094,13 @@ cdef class StreamingJsonParser:
                 # A piece read whole as plain characters of the open string is the text it added: reported as is.
                 self._flush_string_piece(decoded if self._read_from_string and length <= SIGNAL_CHECK_CHARS else None)
             if self._source_kind != NO_SOURCE:
-                self._report_source(decoded, length, False)
+                if self._source_text_wanted and source_was_open and not PyList_GET_SIZE(self._changes):
+                    # append_source(): the piece, all of it the reported value's text, its only change, is handed
+                    # over as it is, not as a change object.
+                    if length:
+                        self._source_text = decoded
+                else:
+                    self._report_source(decoded, length, False)
                 self._source_from = 0
             if self._unused_from >= 0:
                 self._unused.append(decoded[self._unused_from:])
