@@ -14,6 +14,11 @@ them, and they hold nothing but JSON values, so they can be in no cycle. Left tr
 the whole open path again, which made a deep document cost more per character the deeper it grew. A container is
 tracked again when it closes, before anyone else can see it, and every snapshot copy is tracked, so a user who
 mutates a snapshot into a cycle still has it collected.
+
+A snapshot that nobody holds any more is updated in place to the next one (``_build_snapshot``): the parser keeps
+the last two it built, and where the older is held by nobody else, nor any copy in it, and nobody changed them, it
+touches only what changed since (the open string's str grows in place, a list copy gets the new items), as CPython
+itself grows a str that nothing else refers to. What anyone holds never changes; what nobody holds, nobody sees.
 """
 
 cimport cython
