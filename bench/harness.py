@@ -19,7 +19,10 @@ The rules of measurement, one place for all suites:
   was fed), and a ``budgeted`` one is not repeated once its runs add up to more than the cap. Ours and the floors
   run to the end.
 - A contender's result is compared with the expected value (after its first run, or every run where contenders
-  share objects): ``MISMATCH`` instead of a time where it differs, ``ERROR`` where it raised.
+  share objects): ``MISMATCH`` instead of a time where it differs, ``ERROR`` where it raised. A contender that would
+  otherwise keep its outputs alive while timed (one final value per call of the real corpus) gives a ``check`` runner:
+  its timed runs then keep nothing, and its value comes from one run of ``check``, untimed, before the rounds (a kept
+  heap of results slows some contenders' collectors, V8's most: nothing of it belongs in what is compared).
 
 A contender in another interpreter or under a tool runs as a child from the repository root (``child_json``: it
 prints JSON). Reports: ``table`` renders aligned text or markdown (``--markdown``), ``ratio`` and ``Targets`` give the
@@ -94,6 +97,9 @@ class Contender:
     rounds: Optional[int] = None  # runs in the first ``rounds`` rounds only (None: in every round)
     to_value: Callable[[Any], Any] = _same  # what ``run`` returned -> the value compared with the expected one
     tags: dict[str, str] = field(default_factory=dict)  # the suite's own data (the SDK suite: api, shape)
+    # Where given: the untimed run whose value is checked; ``run`` then keeps nothing of its output, and what it
+    # returns is not compared.
+    check: Optional[Runner] = None
 
 
 def contender(name: str, make: Callable[[], Contender], missing: str = "not installed") -> Contender:
@@ -158,6 +164,10 @@ def measure(
             results[c.name] = Result(status="skipped", detail=skip[c.name])
         else:
             results[c.name] = Result()
+    if check:
+        for c in contenders:
+            if c.check is not None and not results[c.name].status:
+                results[c.name] = _checked_apart(c, case if round_case is None else round_case(0), expected, cap)
     runnable = [c for c in contenders if not results[c.name].status]
     given_up: set[str] = set()
     returned: Any = None
@@ -188,13 +198,33 @@ def measure(
             elapsed = clock() - start
             if isinstance(returned, Timed):
                 elapsed, returned = returned.seconds, returned.value
-            if check and (check_every_run or not result.times) and c.to_value(returned) != expected:
+            checked_here = check and c.check is None and (check_every_run or not result.times)
+            if checked_here and c.to_value(returned) != expected:
                 result.status, result.detail = "MISMATCH", "its final value differs from the expected one"
                 continue
             result.times.append(elapsed)
             if c.budgeted and sum(result.times) > cap:
                 given_up.add(c.name)  # a slow contender gets fewer rounds: about one cap of time per case
     return results
+
+
+def _checked_apart(c: Contender, case: Any, expected: Any, cap: float) -> Result:
+    """The untimed checking run of a contender that keeps nothing while timed: an empty result, or why it failed (a
+    capped one stopped at the cap is not timed either)."""
+    gc.collect()
+    try:
+        value = c.check(case, perf_counter() + cap if c.capped else float("inf"))  # type: ignore[misc]
+    except Stopped as stop:
+        return Result(status="stopped", detail=f"> {cap:g} s ({100 * stop.done / max(stop.total, 1):.0f}% done)")
+    except NotApplicable as why:
+        return Result(status="n/a", detail=str(why))
+    except Exception as error:
+        return Result(status="ERROR", detail=f"{type(error).__name__}: {error}"[:200])
+    if isinstance(value, Timed):
+        value = value.value
+    if c.to_value(value) != expected:
+        return Result(status="MISMATCH", detail="its final value differs from the expected one")
+    return Result()
 
 
 def child_json(command: Sequence[str], **options: Any) -> Any:

@@ -1,20 +1,25 @@
 """Time one case in a process of its own: the reference suite's children (ours, the baseline, the floor).
 
-``python bench/replay_child.py CASE.json CONTENDER``, CONTENDER one of ``cython``, ``cython-stable``, ``pure``,
-``pure-stable``, ``json.loads``. Every contender of the suite runs in a fresh process like this one (the reference
-runs under Node), so that none is timed in a heap that holds the others' workloads: a large heap makes the garbage
-collector's full passes, which the parsers' allocations trigger, cost more. Run as a script with ``PYTHONPATH`` set
+``python bench/replay_child.py CASE.json CONTENDER``, CONTENDER one of ``cython``, ``cython-stable``,
+``cython-no-changes`` (``changes=False``: snapshots only), the same three of ``pure``, and ``json.loads``. Every
+contender of the suite runs in a fresh process like this one (the reference runs under Node), so that none is timed
+in a heap that holds the others' workloads: a large heap makes the garbage collector's full passes, which the
+parsers' allocations trigger, cost more. Run as a script with ``PYTHONPATH`` set
 to a checkout: a script's own directory, not the repository root, starts ``sys.path``, so that checkout's package is
 the one imported (an earlier commit's, for ``--baseline``).
 
 It replays the case as the suite describes (a new parser per call, ``append`` then ``snapshot`` after every piece),
-runs it ``warmup`` times untimed, then ``runs`` times timed (wall time), and prints the best time and the final values
-as JSON. (Wall time, not CPU time, as the reference is timed: a Node process's CPU time counts V8's background
-threads, which compile and collect beside the main one.)
+runs it ``warmup`` times untimed, then ``runs`` times timed (wall time), then once more untimed to keep the final
+values, and prints the best time and those values as JSON. A timed run keeps nothing of its output alive (each call's
+last snapshot is dropped when the next call starts), as the reference's runs keep nothing (``bench/reference.mjs``):
+what a contender's collector does with a heap of kept results is no part of what is compared. (Wall time, not CPU
+time, as the reference is timed: a Node process's CPU time counts V8's background threads, which compile and collect
+beside the main one.)
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from importlib import import_module
@@ -23,42 +28,58 @@ from time import perf_counter
 from typing import Any, Callable
 
 
+def replay_call(make_parser: Callable[[], Any], pieces: list[str]) -> Any:
+    """One call's replay: a new parser, ``append`` then ``snapshot`` after every piece; its last snapshot."""
+    parser = make_parser()
+    append, snapshot = parser.append, parser.snapshot
+    value = None
+    for piece in pieces:
+        append(piece)
+        value = snapshot()
+    return value
+
+
 def replay(make_parser: Callable[[], Any], calls: list[list[str]]) -> list[Any]:
-    finals = []
+    """Every call's replay, keeping each final value (to check them: not what is timed)."""
+    return [replay_call(make_parser, pieces) for pieces in calls]
+
+
+def replay_dropping(make_parser: Callable[[], Any], calls: list[list[str]]) -> int:
+    """Every call's replay, as timed: each call's value is dropped when the next starts; returns how many ended with a
+    value, which keeps none alive."""
+    shown = 0
     for pieces in calls:
-        parser = make_parser()
-        append, snapshot = parser.append, parser.snapshot
-        value = None
-        for piece in pieces:
-            append(piece)
-            value = snapshot()
-        finals.append(value)
-    return finals
+        if replay_call(make_parser, pieces) is not None:
+            shown += 1
+    return shown
 
 
-def runner(contender: str) -> Callable[[list[list[str]]], list[Any]]:
+def runners(contender: str) -> tuple[Callable[[list[list[str]]], Any], Callable[[list[list[str]]], list[Any]]]:
+    """The contender's timed run (keeps nothing) and its checking run (the final values)."""
     if contender == "json.loads":
-        return lambda calls: [json.loads("".join(pieces)) for pieces in calls]
-    backend, _, stable = contender.partition("-")
-    parser_class = import_module({"cython": "streaming_json._core", "pure": "streaming_json._pure"}[backend])
-    make = parser_class.StreamingJsonParser
-    if stable:
-        return lambda calls: replay(lambda: make(stable=True), calls)
-    return lambda calls: replay(make, calls)
+        return (
+            lambda calls: sum(json.loads("".join(pieces)) is not None for pieces in calls),
+            lambda calls: [json.loads("".join(pieces)) for pieces in calls],
+        )
+    backend, _, variant = contender.partition("-")
+    module = import_module({"cython": "streaming_json._core", "pure": "streaming_json._pure"}[backend])
+    options = {"": {}, "stable": {"stable": True}, "no-changes": {"changes": False}}[variant]
+    make = functools.partial(module.StreamingJsonParser, **options)
+    return (lambda calls: replay_dropping(make, calls), lambda calls: replay(make, calls))
 
 
 def main(case_path: str, contender: str) -> None:
-    run = runner(contender)
+    timed, checked = runners(contender)
     case = json.loads(Path(case_path).read_text(encoding="utf-8"))
-    finals: list[Any] = []
+    calls = case["calls"]
     for _ in range(case["warmup"]):
-        finals = run(case["calls"])
+        timed(calls)
     times = []
     for _ in range(case["runs"]):
         start = perf_counter()
-        finals = run(case["calls"])
+        timed(calls)
         times.append(perf_counter() - start)
-    print(json.dumps({"seconds": min(times), "finals": finals}))
+    print(json.dumps({"seconds": min(times), "times": sorted(times), "finals": checked(calls)}))
 
 
 if __name__ == "__main__":

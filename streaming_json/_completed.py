@@ -26,7 +26,7 @@ class _Selector:
     """Matches done events against a pattern: a tuple of keys, indices and ``ANY``; ``items_only`` also asks that
     the last step be an array index."""
 
-    __slots__ = ("_pattern", "_length", "_prefix", "_rest", "_depth", "_items_only", "_parser")
+    __slots__ = ("_pattern", "_length", "_prefix", "_rest", "_depth", "_items_only", "_parser", "_simple")
 
     def __init__(self, pattern: Iterable[Key], items_only: bool = False) -> None:
         self._pattern: Path = tuple(pattern)
@@ -38,6 +38,12 @@ class _Selector:
         self._depth = min(self._length, REPORT_DEPTH_LIMIT)
         self._items_only = items_only
         self._parser = StreamingJsonParser(changes=False, done_events=True, report_depth=self._depth)
+        # The usual pattern, a path of keys and indices to an array and then ANY, within the reporting depth: a done
+        # event's path matches where it is that long and its start is the path, compared as one tuple (a key and an
+        # index of the same text are never equal, as no str equals an int; a path with a bool in it takes read()).
+        self._simple = wildcard == self._length - 1 <= REPORT_DEPTH_LIMIT - 1 and all(
+            type(step) is str or type(step) is int for step in self._prefix
+        )
 
     def _matches(self, path: Path) -> bool:
         """Whether ``path``, as long as the pattern, matches it (index 1 is not key "1")."""
@@ -62,6 +68,26 @@ class _Selector:
             elif len(path) == self._depth and length > self._depth:
                 self._search_below(path, event.value, found)
         return found
+
+    def values(self, pieces: Iterable[Piece]) -> Iterator[Any]:
+        """The values of the matches completed by ``pieces``, in document order, as each completes (``iter_items``:
+        no paths). The simple pattern's loop is this generator's own: an item costs one comparison of its path."""
+        if not self._simple:
+            for piece in pieces:
+                for _, value in self.read(piece):
+                    yield value
+            return
+        append = self._parser.append
+        length = self._length
+        prefix = self._prefix
+        cut = length - 1
+        items_only = self._items_only
+        for piece in pieces:
+            events: list[DoneChange] = append(piece)  # type: ignore[assignment]  # changes=False: done only
+            for event in events:
+                path = event.path
+                if len(path) == length and path[:cut] == prefix and (not items_only or type(path[cut]) is int):
+                    yield event.value
 
     def _search_below(self, path: Path, value: Any, found: list[tuple[Path, Any]]) -> None:
         """Matches inside a container reported whole at the depth limit, children before parents as done events
@@ -107,10 +133,7 @@ def iter_items(pieces: Iterable[Piece], path: Iterable[Key] = ()) -> Iterator[An
     ``path`` is a tuple of keys and indices from the root (``()``: the root array). A missing path or a value that is
     not an array yields nothing; where a repeated key replaces the array, the new array's elements follow.
     """
-    selector = _Selector((*path, ANY), items_only=True)
-    for piece in pieces:
-        for _, value in selector.read(piece):
-            yield value
+    yield from _Selector((*path, ANY), items_only=True).values(pieces)
 
 
 async def aiter_values(pieces: AsyncIterable[Piece], pattern: Iterable[Key]) -> AsyncIterator[tuple[Path, Any]]:

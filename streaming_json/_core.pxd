@@ -14,6 +14,33 @@ cdef struct Frame:
     bint holds_container    # a container was placed in it: once closed, or copied, the GC must track it
     bint reported           # its children are reported one by one (within the reporting depth)
     int phase
+    unsigned long long serial   # which open container this is (a kept snapshot's copy says which it copies)
+
+
+cdef enum:
+    SHOWN_DEPTH = 8  # a snapshot whose open path is this deep at most is kept whole, to grow in place
+
+
+cdef struct ShownLevel:
+    # One open container as a kept snapshot copied it.
+    PyObject* copy                  # the copy (the record holds the root one, each other is held by its parent copy)
+    PyObject* child                 # what its open slot holds: the next copy, the open string's str; NULL: nothing
+    unsigned long long serial       # the open container it copies (Frame.serial)
+    unsigned long long copy_tag     # streaming_json_copy_tag of the copy as built (changed by a user: not reused)
+    unsigned long long work_tag     # and of the open container then (a dict's version, a list's size)
+    PyObject* key                   # an object's open key then (compared, never read)
+    bint has_word                   # a pending word's value was added to the copy (not the open container's own)
+
+
+cdef struct Shown:
+    # A snapshot the parser built, kept to update in place once nobody else holds it: the snapshot itself (where its
+    # open path is at most SHOWN_DEPTH deep) and its str of the open string.
+    PyObject* root                  # the snapshot (owned), or NULL where only the str is kept
+    PyObject* text                  # its str of the open string (owned), or NULL
+    Py_ssize_t room                 # how many characters that str has room for
+    unsigned long long string_serial    # which open string it shows (StreamingJsonParser._string_serial)
+    Py_ssize_t depth                # the levels kept: the open path's depth, or 0 where root is NULL
+    ShownLevel levels[SHOWN_DEPTH]
 
 
 cdef class JsonChange:
@@ -84,6 +111,14 @@ cdef class StreamingJsonParser:
     cdef codepoint _escape[6]
     cdef int _escape_length
     cdef codepoint _high_surrogate        # a high-surrogate escape held until we see what follows, or 0
+    cdef bint _read_from_string         # the piece being read is plain characters of the open string, all of it
+    # The last two snapshots built, to update in place once nobody else holds them; the room of the last
+    # str made for the open string; counters that tell open containers and open strings apart.
+    cdef Shown _shown[2]
+    cdef int _newest                    # which of the two is the newest
+    cdef Py_ssize_t _text_room
+    cdef unsigned long long _frame_serial
+    cdef unsigned long long _string_serial
 
     # The open word: a number's text and state, or a literal's progress.
     cdef int _word_role
@@ -120,8 +155,14 @@ cdef class StreamingJsonParser:
     cdef Py_ssize_t _slice_start
     cdef Py_ssize_t _unused_from
     cdef list _unused
+    # append_source(): the source text of the piece being read is wanted as text (where it is its only change).
+    cdef bint _source_text_wanted
+    cdef str _source_text
 
+    # The entry points of compiled layers (and of this module's wrappers): read a piece, its changes going to
+    # _changes; append_source() without a Python call (the str, or the list of changes).
     cdef int _feed(self, object text) except -1
+    cdef object _append_source(self, object text)
     cdef str _decode(self, object text)
     cdef int _read(self, str text) except -1
     cdef int _read_structure(self, codepoint char) except -1
@@ -146,7 +187,7 @@ cdef class StreamingJsonParser:
     cdef int _read_escape_char(self, codepoint char) except -1
     cdef int _add_code_unit(self, codepoint unit) except -1
     cdef str _string_slice(self, Py_ssize_t start)
-    cdef object _flush_string_piece(self)
+    cdef object _flush_string_piece(self, str added=*)
     cdef int _close_string(self) except -1
     cdef int _begin_word(self, codepoint first) except -1
     cdef object _word_number(self, Py_ssize_t length, bint is_float)
@@ -157,7 +198,12 @@ cdef class StreamingJsonParser:
     cdef int _skip_line(self) except -1
     cdef int _end_line(self) except -1
     cdef int _end_input(self) except -1
-    cdef object _open_string(self)
+    cdef object _open_string(self, bint in_kept_copy)
+    cdef void _forget_shown(self) noexcept
+    cdef Py_ssize_t _reusable_levels(self) noexcept
+    cdef int _keep_text_in(self, Shown* record, object text) except -1
+    cdef int _keep_text(self, object text) except -1
+    cdef object _copy_open_path(self)
     cdef object _build_snapshot(self)
 
 

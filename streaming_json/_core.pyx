@@ -14,11 +14,16 @@ them, and they hold nothing but JSON values, so they can be in no cycle. Left tr
 the whole open path again, which made a deep document cost more per character the deeper it grew. A container is
 tracked again when it closes, before anyone else can see it, and every snapshot copy is tracked, so a user who
 mutates a snapshot into a cycle still has it collected.
+
+A snapshot that nobody holds any more is updated in place to the next one (``_build_snapshot``): the parser keeps
+the last two it built, and where the older is held by nobody else, nor any copy in it, and nobody changed them, it
+touches only what changed since (the open string's str grows in place, a list copy gets the new items), as CPython
+itself grows a str that nothing else refers to. What anyone holds never changes; what nobody holds, nobody sees.
 """
 
 cimport cython
-from cpython.dict cimport PyDict_Copy, PyDict_SetItem
-from cpython.list cimport PyList_Append, PyList_GetSlice
+from cpython.dict cimport PyDict_Copy, PyDict_DelItem, PyDict_GetItem, PyDict_SetItem
+from cpython.list cimport PyList_Append, PyList_GET_ITEM, PyList_GetSlice
 from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
@@ -44,6 +49,7 @@ __all__ = [
 ]
 
 cdef extern from "Python.h":
+    Py_ssize_t Py_REFCNT(PyObject* op)
     Py_ssize_t PyTuple_GET_SIZE(object items)
     int PyErr_CheckSignals() except? -1
     int PyUnicode_KIND(object text)
@@ -365,11 +371,11 @@ cdef class SourceChange(JsonChange):
 
 
 # A parser makes a change for nearly every value, and a caller drops them a piece later: the three kinds (one layout)
-# share a free list of their memory, which saves the allocator a round trip and a clear for each. (Cython's own free
-# lists are for base classes only.)
+# share a free list of their memory, which saves the allocator a round trip and a clear for each; it holds a piece's
+# worth of a 4 KB piece of records (a few hundred). (Cython's own free lists are for base classes only.)
 cdef extern from *:
     """
-    #define STREAMING_JSON_FREE_CHANGES 64
+    #define STREAMING_JSON_FREE_CHANGES 512
     static PyObject *streaming_json_free_changes[STREAMING_JSON_FREE_CHANGES];
     static int streaming_json_free_change_count = 0;
     static Py_ssize_t streaming_json_change_size = 0;
@@ -403,6 +409,137 @@ cdef extern from *:
 
 for _change_type in (SetChange, AppendChange, DoneChange):  # a SourceChange has a field more: not this layout
     streaming_json_share_free_changes(_change_type)
+
+
+cdef extern from *:
+    """
+    /* Empty `list` for another use where nobody but the parser holds it, keeping its room; 0 where somebody does.
+       Its items are released once it is empty, from a copy, so that whatever releasing them runs (the user's object
+       in a change's value, freed) finds an empty list. */
+    static int streaming_json_list_reuse(PyObject *list) {
+        PyObject *held[8];
+        Py_ssize_t count = PyList_GET_SIZE(list), index;
+        if (Py_REFCNT(list) != 1 || !PyList_CheckExact(list) || count > 8) return 0;
+        memcpy(held, ((PyListObject *)list)->ob_item, (size_t)count * sizeof(PyObject *));
+        Py_SET_SIZE(list, 0);
+        for (index = 0; index < count; index++) Py_DECREF(held[index]);
+        return 1;
+    }
+    """
+    bint streaming_json_list_reuse(PyObject* list) noexcept
+
+
+# A snapshot shows the open string as a str of its text so far, and the next snapshot needs one a piece longer: copied
+# whole each time, a string streamed in n pieces costs O(n) a snapshot (up to FREE_STRING_CHARS characters, then as
+# the copy credit allows). Instead, the str a snapshot showed is made with room to grow, and the parser keeps it; once
+# nobody else holds it (the snapshot that showed it was dropped, as a view drops the value before the last), the next
+# snapshot extends that very str by the characters read since, in place, and shows it: what no one can see any more,
+# no one sees change. CPython does the same for ``text += piece`` when nothing else refers to ``text``. Only where
+# the layout of a str is known (CPython 3.9 to 3.13, the GIL held); elsewhere each snapshot's str is a fresh copy.
+cdef extern from *:
+    """
+    #if PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030E0000 && !defined(Py_GIL_DISABLED) \
+        && !defined(PYPY_VERSION)
+    #define STREAMING_JSON_GROWS_TEXT 1
+    #else
+    #define STREAMING_JSON_GROWS_TEXT 0
+    #endif
+
+    /* A str of `length` characters of `kind` from `data`, of the class of `maxchar` (ASCII, Latin-1, UCS-2, UCS-4:
+       the narrowest that holds its text, as every str must be), with room for `capacity` in all. */
+    static PyObject *streaming_json_text_with_room(Py_UCS4 maxchar, const char *data, int kind, Py_ssize_t length,
+                                                   Py_ssize_t capacity) {
+    #if STREAMING_JSON_GROWS_TEXT
+        PyObject *text = PyUnicode_New(capacity, maxchar);
+        if (text == NULL) return NULL;
+        memcpy(PyUnicode_DATA(text), data, (size_t)(length * kind));
+        PyUnicode_WRITE(kind, PyUnicode_DATA(text), length, 0);
+        ((PyASCIIObject *)text)->length = length;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_ASCII(text) && ((PyASCIIObject *)text)->wstr != NULL)  /* shares the data (UCS-4) */
+            ((PyCompactUnicodeObject *)text)->wstr_length = length;
+    #endif
+        return text;
+    #else
+        (void)capacity;
+        return PyUnicode_FromKindAndData(kind, data, length);
+    #endif
+    }
+
+    /* Whether `text`, made by streaming_json_text_with_room with room for `capacity`, can grow in place to `length`
+       characters of the class of `maxchar`: the parser's `references` (its own, and its kept snapshot's) are the
+       only ones (no user's, not interned), it has not cached another form of its text, its class is still the
+       text's, and it has room. */
+    static int streaming_json_text_can_grow(PyObject *text, Py_UCS4 maxchar, Py_ssize_t length,
+                                            Py_ssize_t capacity, Py_ssize_t references) {
+    #if STREAMING_JSON_GROWS_TEXT
+        int ascii = maxchar < 128;
+        int kind = maxchar < 256 ? 1 : (maxchar < 65536 ? 2 : 4);
+        if (Py_REFCNT(text) != references || PyUnicode_CHECK_INTERNED(text) || length > capacity) return 0;
+        if ((int)PyUnicode_IS_ASCII(text) != ascii || (int)PyUnicode_KIND(text) != kind) return 0;
+        if (!ascii && ((PyCompactUnicodeObject *)text)->utf8 != NULL) return 0;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (((PyASCIIObject *)text)->wstr != NULL && ((PyASCIIObject *)text)->wstr != PyUnicode_DATA(text)) return 0;
+    #endif
+        return 1;
+    #else
+        (void)text; (void)maxchar; (void)length; (void)capacity; (void)references;
+        return 0;
+    #endif
+    }
+
+    /* Grow `text` (streaming_json_text_can_grow said it can) to the first `length` characters of `data`, of its
+       kind: it holds the first ones already. Its hash, if one was taken, is forgotten. */
+    static void streaming_json_text_grow(PyObject *text, const char *data, Py_ssize_t length) {
+    #if STREAMING_JSON_GROWS_TEXT
+        int kind = PyUnicode_KIND(text);
+        Py_ssize_t held = PyUnicode_GET_LENGTH(text);
+        memcpy((char *)PyUnicode_DATA(text) + held * kind, data + held * kind, (size_t)((length - held) * kind));
+        PyUnicode_WRITE(kind, PyUnicode_DATA(text), length, 0);
+        ((PyASCIIObject *)text)->length = length;
+        ((PyASCIIObject *)text)->hash = -1;
+    #if PY_VERSION_HEX < 0x030C0000
+        if (!PyUnicode_IS_ASCII(text) && ((PyASCIIObject *)text)->wstr != NULL)
+            ((PyCompactUnicodeObject *)text)->wstr_length = length;
+    #endif
+    #else
+        (void)text; (void)data; (void)length;
+    #endif
+    }
+
+    /* What says a snapshot's copy of an open container is as the parser built it: a dict's version tag, which
+       CPython changes at every change of a dict (PEP 509), or a list's size. */
+    static unsigned long long streaming_json_copy_tag(PyObject *copy) {
+    #if STREAMING_JSON_GROWS_TEXT
+        if (PyDict_CheckExact(copy)) {
+    #if PY_VERSION_HEX >= 0x030C0000
+    #pragma GCC diagnostic push
+    #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+    #endif
+            return (unsigned long long)((PyDictObject *)copy)->ma_version_tag;
+    #if PY_VERSION_HEX >= 0x030C0000
+    #pragma GCC diagnostic pop
+    #endif
+        }
+    #endif
+        return (unsigned long long)Py_SIZE(copy);
+    }
+
+    /* Whether the first `count` items of two lists are the same objects. */
+    static int streaming_json_items_equal(PyObject *copy, PyObject *working, Py_ssize_t count) {
+        return count <= PyList_GET_SIZE(copy) && count <= PyList_GET_SIZE(working)
+            && memcmp(((PyListObject *)copy)->ob_item, ((PyListObject *)working)->ob_item,
+                      (size_t)count * sizeof(PyObject *)) == 0;
+    }
+
+    """
+    unsigned long long streaming_json_copy_tag(PyObject* copy) noexcept
+    bint streaming_json_items_equal(PyObject* copy, PyObject* working, Py_ssize_t count) noexcept
+    object streaming_json_text_with_room(codepoint maxchar, const char* data, int kind, Py_ssize_t length,
+                                         Py_ssize_t capacity)
+    bint streaming_json_text_can_grow(PyObject* text, codepoint maxchar, Py_ssize_t length,
+                                      Py_ssize_t capacity, Py_ssize_t references) noexcept
+    void streaming_json_text_grow(PyObject* text, const char* data, Py_ssize_t length) noexcept
 
 
 cdef inline SetChange new_set(tuple path, object value):
@@ -489,6 +626,9 @@ cdef tuple extend_path(tuple path, object slot):
         PyTuple_SET_ITEM(extended, index, item)
     Py_INCREF(slot)
     PyTuple_SET_ITEM(extended, length, slot)
+    # Keys and indices only: it can be in no cycle, and the collector need not walk it (CPython's own collections
+    # would find that out and untrack it, after walking it once).
+    PyObject_GC_UnTrack(<PyObject*>extended)
     return extended
 
 
@@ -510,6 +650,54 @@ cdef inline int put_in_slot(object container, bint is_object, PyObject* key, obj
         PyDict_SetItem(container, <object>key, value)
     else:
         (<list>container)[PyList_GET_SIZE(container) - 1] = value
+    return 0
+
+
+cdef inline int add_in_slot(object container, bint is_object, PyObject* key, object value) except -1:
+    """Add a pending word's value to a (copied) container: under its key, or as a new last element."""
+    if is_object:
+        PyDict_SetItem(container, <object>key, value)
+    else:
+        PyList_Append(container, value)
+    return 0
+
+
+cdef int update_copy(object copy, Frame* frame, ShownLevel* level, object child, object word) except -1:
+    """Update a kept snapshot's copy of an open container (``_reusable_levels`` found it as built) to show it as it is
+    now, holding ``child`` (the next copy, or the open string's str) in its open slot, or ``word``, a pending word's
+    value: only what changed since is touched."""
+    cdef object working = <object>frame.container
+    cdef Py_ssize_t built = <Py_ssize_t>level.work_tag
+    cdef Py_ssize_t size = PyList_GET_SIZE(working) if not frame.is_object else 0
+    cdef Py_ssize_t index
+    cdef PyObject* value
+    if frame.is_object:
+        # The working dict did not change: only the open slot's value may be new, or, where the value it showed
+        # open has ended since (a container closed, a word was dropped), the working dict's own, if any.
+        if child is not NOTHING:
+            if <PyObject*>child != level.child:  # (as built, the slot holds level.child)
+                PyDict_SetItem(copy, <object>frame.key, child)
+        elif word is not NOTHING:
+            PyDict_SetItem(copy, <object>frame.key, word)
+        elif level.child != NULL or level.has_word:
+            value = PyDict_GetItem(working, <object>frame.key)
+            if value != NULL:
+                PyDict_SetItem(copy, <object>frame.key, <object>value)
+            else:
+                PyDict_DelItem(copy, <object>frame.key)
+        return 0
+    if level.has_word:  # the pending word it showed, after the working list's items: not one of them
+        del (<list>copy)[built]
+    # The item the copy showed open is the working one again, unless it is still the open one.
+    if level.child != NULL and not (size == built and child is not NOTHING):
+        (<list>copy)[built - 1] = <object>PyList_GET_ITEM(working, built - 1)
+    for index in range(built, size):
+        PyList_Append(copy, <object>PyList_GET_ITEM(working, index))
+    if child is not NOTHING:
+        if PyList_GET_ITEM(copy, size - 1) != <PyObject*>child:
+            (<list>copy)[size - 1] = child
+    elif word is not NOTHING:
+        PyList_Append(copy, word)
     return 0
 
 
@@ -681,6 +869,8 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
                     position += 1
                 if position > start:
                     store_run(parser, data + start, position - start, min(maxchar, MAX_CODEPOINT))
+                if position == length and start == 0 and parser._slice_start == 0:
+                    parser._read_from_string = True  # the whole text, in the open string's plain characters
             if position == length:
                 break
             char = data[position]
@@ -787,6 +977,7 @@ cdef class StreamingJsonParser:
             self._source_waiting = bool(self._source_patterns)
 
     def __dealloc__(self):
+        self._forget_shown()
         self._release_frames()
         PyMem_Free(self._frames)
         PyMem_Free(self._string_buffer)
@@ -794,13 +985,51 @@ cdef class StreamingJsonParser:
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
-        cdef list changes = []
-        self._changes = changes
+        # The list the last append returned, where nobody holds it any more (the caller read it and let it go), is
+        # emptied and returned again: no list to make and free a piece.
+        if self._busy or not streaming_json_list_reuse(<PyObject*>self._changes):
+            self._changes = []
         self._feed(text)
-        return changes
+        return self._changes
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
+    def append_source(self, text):
+        """Read the next piece as :meth:`append` does. Where the piece lies wholly in the value whose source text is
+        being reported (``source_paths``), begun before it, and changed nothing else, return the piece itself (a
+        ``str``: that value's next text, verbatim) instead of a change; otherwise return the changes, as
+        :meth:`append` would (a ``list``).
+
+        For a layer that relays a value's text as it streams (a tool call's arguments, in a model's output): inside
+        that value, a piece costs the scan and nothing more. The piece that begins the value (its path comes with
+        its first :class:`SourceChange`), the one that ends it, and one that makes any other change (a done event, a
+        set) come as the list; so does a piece that changed nothing (an empty list). ``done``, ``unused_text`` and
+        ``in_string`` say, as after :meth:`append`, whether the root value ended, what followed it, and whether the
+        text so far ends in a string.
+        """
+        return self._append_source(text)
+
+    cdef object _append_source(self, object text):
+        """``append_source()``, for a compiled layer that cimports the parser: ``str`` or ``list``."""
+        if self._busy or not streaming_json_list_reuse(<PyObject*>self._changes):
+            self._changes = []
+        self._source_text_wanted = True
+        try:
+            self._feed(text)
+        finally:
+            self._source_text_wanted = False
+        if self._source_text is not None:
+            found = self._source_text
+            self._source_text = None
+            return found
+        return self._changes
+
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def snapshot(self, *, bint fresh=False):
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.
 
@@ -858,16 +1087,25 @@ cdef class StreamingJsonParser:
         cdef str decoded = self._decode(text)
         cdef Py_ssize_t length = PyUnicode_GET_LENGTH(decoded)
         cdef Py_ssize_t newline
+        cdef bint source_was_open = self._source_kind != NO_SOURCE
         if self._busy:
             raise RuntimeError("StreamingJsonParser used from two threads at once")
         self._busy = True
         try:
             self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * length
+            self._read_from_string = False
             self._read(decoded)
             if self._mode == STRING:
-                self._flush_string_piece()
+                # A piece read whole as plain characters of the open string is the text it added: reported as is.
+                self._flush_string_piece(decoded if self._read_from_string and length <= SIGNAL_CHECK_CHARS else None)
             if self._source_kind != NO_SOURCE:
-                self._report_source(decoded, length, False)
+                if self._source_text_wanted and source_was_open and not PyList_GET_SIZE(self._changes):
+                    # append_source(): the piece, all of it the reported value's text, its only change, is handed
+                    # over as it is, not as a change object.
+                    if length:
+                        self._source_text = decoded
+                else:
+                    self._report_source(decoded, length, False)
                 self._source_from = 0
             if self._unused_from >= 0:
                 self._unused.append(decoded[self._unused_from:])
@@ -1054,7 +1292,10 @@ cdef class StreamingJsonParser:
     cdef int _value_finished(self, Py_ssize_t index) except -1:
         if index >= 0:
             self._frames[index].phase = AFTER_VALUE
-        elif self._documents is not None:
+            return 0
+        if self._shown[self._newest].root != NULL or self._shown[self._newest].text != NULL:
+            self._forget_shown()  # the root value ended: what snapshots show is that value, nothing to update
+        if self._documents is not None:
             self._documents.append(self._root_value)
             self._reset_document()
             self._line_done = True
@@ -1116,6 +1357,8 @@ cdef class StreamingJsonParser:
             frame.reported = PyTuple_GET_SIZE(path) < self._report_depth
         frame.is_object = is_object
         frame.holds_container = False
+        self._frame_serial += 1
+        frame.serial = self._frame_serial
         frame.phase = EXPECT_KEY if is_object else EXPECT_VALUE
         self._depth += 1
         return 0
@@ -1162,6 +1405,7 @@ cdef class StreamingJsonParser:
     cdef int _begin_string(self) except -1:
         cdef Frame* top
         cdef Py_ssize_t index
+        self._string_serial += 1
         self._mode = STRING
         self._string_length = 0
         self._string_flushed = 0
@@ -1312,20 +1556,25 @@ cdef class StreamingJsonParser:
         memcpy(PyUnicode_DATA(text), self._string_buffer + start * kind, (self._string_length - start) * kind)
         return text
 
-    cdef object _flush_string_piece(self):
-        """Report this piece's text of the open value string; return it where it was built, else None."""
+    cdef object _flush_string_piece(self, str added=None):
+        """Report this piece's text of the open value string; return it where it was built, else None. ``added``,
+        where given, is that text already (the piece, read whole as plain string characters)."""
         cdef Py_ssize_t start = self._string_flushed
         piece = None
         self._string_flushed = self._string_length
         if self._string_role != ROLE_VALUE:
             return None
         if self._string_path is not None and self._emit_changes:
+            if added is not None and PyUnicode_GET_LENGTH(added) == self._string_length - start:
+                piece = added
             if not self._string_reported:
                 self._string_reported = True
-                piece = self._string_slice(start)
+                if piece is None:
+                    piece = self._string_slice(start)
                 self._changes.append(new_set(<tuple>self._string_path, piece))
             elif self._string_length > start:
-                piece = self._string_slice(start)
+                if piece is None:
+                    piece = self._string_slice(start)
                 self._changes.append(new_append(<tuple>self._string_path, piece))
         if self._string_length > start:
             self._dirty = True
@@ -1458,6 +1707,7 @@ cdef class StreamingJsonParser:
 
     cdef int _reset_document(self) except -1:
         """Forget the document being read (O(1) but for dropping its open containers), ready for the next one."""
+        self._forget_shown()
         self._release_frames()
         self._root_done = False
         self._root_value = NOTHING
@@ -1503,34 +1753,178 @@ cdef class StreamingJsonParser:
 
     # --- Snapshots ----------------------------------------------------------------------------------------------
 
-    cdef object _open_string(self):
+    cdef object _open_string(self, bint in_kept_copy):
+        """The open value string as a snapshot shows it (``NOTHING`` where none is open): the str the snapshot
+        before the last showed of it, grown in place, where nobody else can see that str any more (``in_kept_copy``:
+        it is in a kept copy that is being updated, held there and by the record alone), else a new one with room to
+        grow (see ``streaming_json_text_with_room``). Its room is left in ``_text_room``."""
+        cdef Py_ssize_t length
+        cdef Shown* old = &self._shown[1 - self._newest]
         if self._mode != STRING or self._string_role != ROLE_VALUE:
             return NOTHING
-        return self._string_slice(0)
+        length = self._string_length
+        if (old.text != NULL and old.string_serial == self._string_serial
+                and streaming_json_text_can_grow(old.text, self._string_maxchar, length, old.room,
+                                                 2 if in_kept_copy else 1)):
+            streaming_json_text_grow(old.text, self._string_buffer, length)
+            self._text_room = old.room
+            return <object>old.text
+        self._text_room = 2 * length + 16
+        return streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind, length,
+                                             self._text_room)
+
+    cdef void _forget_shown(self) noexcept:
+        """Let go of both kept snapshots: the document ended, or the parser goes."""
+        cdef int index
+        for index in range(2):
+            Py_XDECREF(self._shown[index].root)
+            Py_XDECREF(self._shown[index].text)
+            self._shown[index].root = self._shown[index].text = NULL
+            self._shown[index].depth = 0
+
+    cdef Py_ssize_t _reusable_levels(self) noexcept:
+        """How many open containers, from the root, have a copy in the snapshot before the last that can be updated
+        in place to show them as they are now: nobody but the parser holds it (the root copy is held by the record
+        alone, each other by the copy it is in), nobody changed it since it was built, it copies the same open
+        container (a list closed and another opened in its place may hold fewer items), and that container changed
+        only as the parser updates: a dict not at all (its version tag is the same), a list only by items after
+        those the copy has (the copy's items are the list's, but for the open one it showed). (A snapshot that
+        nobody holds is seen by nobody: updating it changes nothing anyone sees.) Each copy is checked as built
+        before the one it holds is looked at."""
+        cdef Shown* old = &self._shown[1 - self._newest]
+        cdef ShownLevel* level
+        cdef Frame* frame
+        cdef Py_ssize_t index
+        cdef Py_ssize_t size
+        if old.root == NULL or Py_REFCNT(old.root) != 1:
+            return 0
+        for index in range(min(old.depth, self._depth)):
+            level = &old.levels[index]
+            frame = &self._frames[index]
+            if level.serial != frame.serial or (index and Py_REFCNT(level.copy) != 1):
+                return index
+            if streaming_json_copy_tag(level.copy) != level.copy_tag:
+                return index  # changed by its user
+            if frame.is_object:
+                # A dict is updated only where the working one did not change (but in its open value's copy).
+                if streaming_json_copy_tag(frame.container) != level.work_tag or frame.key != level.key:
+                    return index
+            else:
+                # A list only grows, and only its last item is replaced (a string placed when it ends): the copy's
+                # items are the working list's (those it had then), but for the open one it showed.
+                size = <Py_ssize_t>level.work_tag
+                if level.child != NULL:
+                    if PyList_GET_ITEM(<object>level.copy, size - 1) != level.child:
+                        return index
+                    size -= 1
+                if not streaming_json_items_equal(level.copy, frame.container, size):
+                    return index
+        return min(old.depth, self._depth)
 
     cdef object _build_snapshot(self):
+        """A fresh snapshot: the oldest kept one updated in place where ``_reusable_levels`` allows (from the root,
+        the copies nobody else holds or changed), the rest of the open path copied afresh; kept in its place, as the
+        newest."""
         cdef Py_ssize_t index
+        cdef Py_ssize_t depth = self._depth
+        cdef Py_ssize_t reused
         cdef Frame* frame
-        if not self._depth:
+        cdef Shown* old = &self._shown[1 - self._newest]
+        cdef ShownLevel* level
+        cdef PyObject* released
+        cdef bint has_word
+        if not depth:
             if self._root_done:
                 return self._root_value
-            value = self._open_string()
-            if value is NOTHING:
-                value = self._pending_word()
+            value = self._open_string(False)
+            if value is not NOTHING:
+                self._keep_text(value)
+                return value
+            value = self._pending_word()
             return MISSING if value is NOTHING else value
+        if depth > SHOWN_DEPTH:
+            return self._copy_open_path()
+        reused = self._reusable_levels()
+        if (reused == depth and old.text != NULL and old.string_serial == self._string_serial
+                and self._mode == STRING and self._string_role == ROLE_VALUE
+                and streaming_json_text_can_grow(old.text, self._string_maxchar, self._string_length, old.room, 2)):
+            # The usual piece: only the open string's text is new, and nobody holds the snapshot before the last.
+            # Its str grows in place; nothing else of it changes, nor does its record.
+            streaming_json_text_grow(old.text, self._string_buffer, self._string_length)
+            self._newest = 1 - self._newest
+            return <object>old.root
         # The innermost open value: a string already holding its slot, or a word not yet placed.
-        frame = &self._frames[self._depth - 1]
+        word = NOTHING
+        text = self._open_string(reused == depth)
+        if text is NOTHING:
+            word = self._pending_word()
+        child = text
+        for index in range(depth - 1, -1, -1):
+            frame = &self._frames[index]
+            level = &old.levels[index]  # read where reused, then written: the kept snapshot's record of it
+            has_word = index == depth - 1 and word is not NOTHING
+            if index >= reused:
+                copy = copy_container(frame)
+                if child is not NOTHING:
+                    put_in_slot(copy, frame.is_object, frame.key, child)
+                elif has_word:
+                    add_in_slot(copy, frame.is_object, frame.key, word)
+            else:
+                copy = <object>level.copy
+                update_copy(copy, frame, level, child, word if has_word else NOTHING)
+            level.copy = <PyObject*>copy
+            level.child = NULL if child is NOTHING else <PyObject*>child
+            level.serial = frame.serial
+            level.copy_tag = streaming_json_copy_tag(level.copy)
+            level.work_tag = streaming_json_copy_tag(frame.container)
+            level.key = frame.key
+            level.has_word = has_word
+            child = copy
+        Py_INCREF(child)
+        released = old.root
+        old.root = <PyObject*>child
+        old.depth = depth
+        Py_XDECREF(released)  # the copies not reused go with it (an updated one is the new root itself)
+        self._keep_text_in(old, text)
+        self._newest = 1 - self._newest
+        return child
+
+    cdef int _keep_text_in(self, Shown* record, object text) except -1:
+        released = record.text
+        record.text = NULL
+        if text is not NOTHING:
+            Py_INCREF(text)
+            record.text = <PyObject*>text
+            record.room = self._text_room
+            record.string_serial = self._string_serial
+        Py_XDECREF(released)
+        return 0
+
+    cdef int _keep_text(self, object text) except -1:
+        """Keep the str a snapshot showed of the open string (the snapshot itself is not kept: the root string, or
+        an open path too deep), as the newest record, in place of the oldest."""
+        cdef Shown* old = &self._shown[1 - self._newest]
+        released = old.root
+        old.root = NULL
+        old.depth = 0
+        Py_XDECREF(released)
+        self._keep_text_in(old, text)
+        self._newest = 1 - self._newest
+        return 0
+
+    cdef object _copy_open_path(self):
+        """A snapshot of an open path too deep to keep (SHOWN_DEPTH): every open container copied afresh."""
+        cdef Py_ssize_t index
+        cdef Frame* frame = &self._frames[self._depth - 1]
         copy = copy_container(frame)
-        child = self._open_string()
+        child = self._open_string(False)
         if child is not NOTHING:
             put_in_slot(copy, frame.is_object, frame.key, child)
+            self._keep_text(child)
         else:
             word = self._pending_word()
             if word is not NOTHING:
-                if frame.is_object:
-                    PyDict_SetItem(copy, <object>frame.key, word)
-                else:
-                    PyList_Append(copy, word)
+                add_in_slot(copy, frame.is_object, frame.key, word)
         for index in range(self._depth - 2, -1, -1):
             frame = &self._frames[index]
             outer = copy_container(frame)
@@ -1560,6 +1954,8 @@ cdef class StreamingJsonDocuments:
         self._count = 0
         self._finished = False
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
         if self._finished:
@@ -1584,6 +1980,8 @@ cdef class StreamingJsonDocuments:
         self._count += len(documents)
         return documents
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def snapshot(self, *, bint fresh=False):
         """The partial value of the document being read, ``MISSING`` between documents; as
         :meth:`StreamingJsonParser.snapshot`."""
@@ -1635,6 +2033,8 @@ cdef class ToolCallArgumentsStream:
             self._chunks = []
         return self._text
 
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
     def append(self, delta):
         """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
         if not isinstance(delta, str):

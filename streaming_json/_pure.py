@@ -455,6 +455,7 @@ class StreamingJsonParser:
         "_source_path",
         "_source_depth",
         "_source_from",
+        "_source_text_wanted",
         "_unused",
     )
 
@@ -525,6 +526,7 @@ class StreamingJsonParser:
         self._source_depth = 0
         self._source_from = 0
         self._unused: list[str] = []  # the text after the root value
+        self._source_text_wanted = False  # append_source(): the reported value's text as text, not a change
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
@@ -556,19 +558,48 @@ class StreamingJsonParser:
         that follows is part of that string there."""
         return self._mode == _STRING
 
-    def _feed(self, text: Any) -> None:
-        """Read a piece; changes go to ``self._changes``. The entry point of this backend's own wrappers."""
+    def append_source(self, text: Piece) -> Union[str, list[JsonChange]]:
+        """Read the next piece as :meth:`append` does. Where the piece lies wholly in the value whose source text is
+        being reported (``source_paths``), begun before it, and changed nothing else, return the piece itself (a
+        ``str``: that value's next text, verbatim) instead of a change; otherwise return the changes, as
+        :meth:`append` would (a ``list``).
+
+        For a layer that relays a value's text as it streams (a tool call's arguments, in a model's output): inside
+        that value, a piece costs the scan and nothing more. The piece that begins the value (its path comes with
+        its first :class:`SourceChange`), the one that ends it, and one that makes any other change (a done event, a
+        set) come as the list; so does a piece that changed nothing (an empty list). ``done``, ``unused_text`` and
+        ``in_string`` say, as after :meth:`append`, whether the root value ended, what followed it, and whether the
+        text so far ends in a string.
+        """
+        changes: list[JsonChange] = []
+        self._changes = changes
+        self._source_text_wanted = True
+        try:
+            found = self._feed(text)
+        finally:
+            self._source_text_wanted = False
+        return changes if found is None else found
+
+    def _feed(self, text: Any) -> Optional[str]:
+        """Read a piece; changes go to ``self._changes``. The entry point of this backend's own wrappers. Returns
+        the piece where ``append_source()`` wants it as text, else None."""
         text = self._decode(text)
+        source_was_open = self._source_kind != _NO_SOURCE
         self._credit += CREDIT_PER_APPEND + CREDIT_PER_CHAR * len(text)
         self._read(text)
         if self._mode == _STRING:
             self._flush_string_piece()
+        found = None
         if self._source_kind != _NO_SOURCE and len(text) > self._source_from:
-            self._changes.append(SourceChange(self._source_path, text[self._source_from :]))
+            if self._source_text_wanted and source_was_open and not self._changes:
+                found = text  # append_source(): the reported value's next text, the piece's only change
+            else:
+                self._changes.append(SourceChange(self._source_path, text[self._source_from :]))
             self._source_from = 0
         if self._lines and text:
             newline = text.rfind("\n")
             self._line_has_text = newline < len(text) - 1 if newline >= 0 else True
+        return found
 
     def snapshot(self, *, fresh: bool = False) -> Any:
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.

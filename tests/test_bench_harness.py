@@ -134,6 +134,61 @@ def test_wrong_values_errors_and_cases_a_contender_cannot_take_are_reported_not_
     assert not harness.failed([results], contenders[1:])
 
 
+def test_a_contender_checked_apart_is_checked_once_untimed_and_timed_keeping_nothing() -> None:
+    clock, log = FakeClock(), []
+
+    def timed(case: Any, deadline: float) -> Any:
+        clock.now += 1
+        log.append("timed")
+        return None  # keeps nothing: what a timed run returns is not compared
+
+    def check(case: Any, deadline: float) -> Any:
+        log.append("check")
+        return "v"
+
+    def stopped(case: Any, deadline: float) -> Any:
+        assert deadline < float("inf")  # a capped peer's check run has the cap too
+        raise Stopped(3, 4)
+
+    contenders = [
+        Contender("fair", timed, check=check),
+        Contender("wrong", timed, check=lambda case, deadline: "w", ours=True),
+        Contender("slow", timed, check=stopped),
+    ]
+    results = harness.measure(contenders, rounds=2, cap=10, expected="v", clock=clock)
+    assert results["fair"].times == [1, 1] and log[0] == "check"  # the check run is not timed, and comes first
+    assert log.count("check") == 1 and log.count("timed") == 2
+    assert results["wrong"].status == "MISMATCH" and harness.failed([results], contenders)
+    assert results["slow"].cell() == "> 10 s (75% done)"  # a peer stopped at the cap while checked is not timed
+
+
+def test_the_reference_suites_timed_replay_keeps_no_value_alive() -> None:
+    # A contender's heap of kept results slows its collector (V8's most): a timed replay drops each call's value when
+    # the next call starts, and the checking replay keeps them all.
+    from bench import replay_child
+
+    class Value:
+        pass
+
+    alive: list[weakref.ref[Value]] = []
+    seen_alive: list[int] = []
+
+    class Parser:
+        def append(self, piece: str) -> None:
+            seen_alive.append(sum(ref() is not None for ref in alive))
+
+        def snapshot(self) -> Value:
+            value = Value()
+            alive.append(weakref.ref(value))
+            return value
+
+    calls = [["a", "b"], ["c"], ["d", "e"]]
+    assert replay_child.replay_dropping(Parser, calls) == 3
+    assert max(seen_alive) == 1  # at most the previous piece's snapshot, never an earlier call's value
+    finals = replay_child.replay(Parser, calls)
+    assert len(finals) == 3 and all(isinstance(value, Value) for value in finals)
+
+
 def test_a_runner_that_times_itself_gives_its_own_seconds() -> None:
     results = harness.measure([Contender("self", lambda case, deadline: Timed(0.25, "v"))], rounds=3, expected="v")
     assert results["self"].times == [0.25, 0.25, 0.25]

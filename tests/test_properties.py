@@ -8,7 +8,9 @@ included), as ``str`` or as UTF-8 ``bytes`` cut at any byte offset:
 - a writer that applies the changes to its own copy ends with the final value, and after every piece holds the
   snapshot minus the number or literal still pending (those are reported when they end); for documents nested more
   than 32 deep the deep containers come as one ``set`` and the final copy still matches;
-- every snapshot is fresh: it equals the snapshot of a new parser given the same text in one piece.
+- every snapshot is fresh: it equals the snapshot of a new parser given the same text in one piece;
+- a snapshot kept never changes whichever others were dropped (the compiled core grows the str of a dropped snapshot
+  in place for the next one: what nobody holds may be reused, what somebody holds never changes).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from hypothesis import strategies as st
 
 from streaming_json import MISSING
 
-from .jsonvalues import deep_copy, identical_json
+from .jsonvalues import deep_copy, identical_json, text_copy
 from .strategies import (
     REPORT_DEPTH,
     apply_changes,
@@ -104,6 +106,48 @@ def _documents_and_pieces(draw: st.DrawFn, values: Any = None) -> tuple[str, lis
 def test_any_document_cut_anywhere(backend: ModuleType, document: tuple[str, list[Any]]) -> None:
     text, pieces = document
     _stream(backend, text, pieces, check_every_piece=value_depth(json.loads(text)) <= REPORT_DEPTH)
+
+
+@examples(200)
+@given(_documents_and_pieces(), st.data())
+def test_kept_snapshots_never_change_whichever_were_dropped(
+    backend: ModuleType, document: tuple[str, list[Any]], data: st.DataObject
+) -> None:
+    text, pieces = document
+    parser = backend.StreamingJsonParser(changes=data.draw(st.booleans(), "changes"))
+    kept: list[tuple[Any, Any]] = []
+    prefix = ""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    for piece in pieces:
+        parser.append(piece)
+        prefix += decoder.decode(piece) if isinstance(piece, bytes) else piece
+        snapshot = parser.snapshot()
+        fresh = _one_piece_snapshot(backend, prefix)
+        assert identical_json(snapshot, fresh) if fresh is not MISSING else snapshot is MISSING, (prefix, snapshot)
+        # Keep the snapshot, a part of it, or nothing: dropped ones are the ones the core may grow for the next.
+        keep = data.draw(st.sampled_from(["nothing", "whole", "string"]), "keep")
+        if keep == "whole":
+            kept.append((snapshot, deep_copy(snapshot)))
+        elif keep == "string":
+            kept.extend((value, text_copy(value)) for value in _strings_in(snapshot))
+        del snapshot
+    assert identical_json(parser.snapshot(fresh=True), json.loads(text))
+    for value, copy in kept:
+        assert identical_json(value, copy), f"a kept value changed: {copy!r} became {value!r}"
+
+
+def _strings_in(value: Any) -> list[str]:
+    """The strs in a snapshot, the open string's included (the last one in document order)."""
+    found, stack = [], [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            found.append(item)
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 # Lone surrogates, raw and escaped, in str input: json.loads keeps them as lone code points, and so must we.

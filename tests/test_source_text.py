@@ -208,3 +208,75 @@ def test_fuzz_backends_agree_on_source_text(pieces: list[Any], patterns: list[An
     options = {"done_events": True, "source_paths": patterns}
     result = run_lockstep(AVAILABLE_BACKENDS, pieces, settle=True, options=options)
     assert result.problem is None, result.problem
+
+
+# --- append_source(): the reported value's text as text ------------------------------------------------------------
+
+
+def read_both_ways(backend: ModuleType, pieces: list[Any], **options: Any) -> list[Any]:
+    """Feed ``pieces`` to one parser by ``append_source()`` and to another by ``append()``, checking after each piece
+    that the first returned the piece itself exactly where the second returned one source change that neither begins
+    nor ends its value, and the same changes otherwise; the first's results, in order."""
+    fast, slow = backend.StreamingJsonParser(**options), backend.StreamingJsonParser(**options)
+    results: list[Any] = []
+    open_before = False  # a value's source was being reported when the piece came
+    for piece in pieces:
+        result, changes = fast.append_source(piece), slow.append(piece)
+        continues = len(changes) == 1 and changes[0].kind == "source" and not changes[0].last and open_before
+        if continues:
+            assert type(result) is str and result == changes[0].text, (piece, result, changes)
+            assert result is piece or not isinstance(piece, str)  # the piece itself, not a copy
+        else:
+            assert type(result) is list and result == changes, (piece, result, changes)
+        assert (fast.done, fast.unused_text, fast.in_string) == (slow.done, slow.unused_text, slow.in_string)
+        sources_seen = [change for change in changes if change.kind == "source"]
+        if sources_seen:
+            open_before = not sources_seen[-1].last
+        results.append(result)
+    return results
+
+
+@examples(80)
+@given(st.data(), json_values(), json_texts(), st.sampled_from(["", "\n</tool_call>", '; {"next": 1}']))
+def test_append_source_hands_over_a_values_text_where_nothing_else_changes(
+    backend: ModuleType, data: Any, name: Any, arguments: str, tail: str
+) -> None:
+    text = '{"name": ' + json.dumps(name) + ', "arguments":' + arguments + "}" + tail
+    pieces = data.draw(pieces_of(text))
+    options = {"changes": data.draw(st.booleans(), "changes"), "done_events": True, "report_depth": 1}
+    results = read_both_ways(backend, pieces, source_paths=[("arguments",)], **options)
+    joined = "".join(
+        result if type(result) is str else "".join(c.text for c in result if c.kind == "source") for result in results
+    )
+    assert joined == arguments.strip(" \t\n\r")
+
+
+def test_append_source_on_real_calls_in_token_pieces(backend: ModuleType) -> None:
+    """The real calls in a Hermes-style object, in 1 to 7 character pieces: exactly the pieces that lie inside the
+    arguments, after the one that begins them and before the one that ends them, come as themselves."""
+    for number, call in enumerate(TOOL_CALLS[::3]):
+        arguments = call["arguments"].strip(" \t\n\r")
+        head = '{"name": ' + json.dumps(call["name"]) + ', "arguments": '
+        text = head + arguments + "}"
+        first, last = len(head), len(head) + len(arguments) - 1  # the arguments' first and last characters
+        pieces: list[str] = []
+        inside: list[bool] = []
+        start = 0
+        while start < len(text):
+            end = min(len(text), start + 1 + (number + len(pieces)) % 7)
+            pieces.append(text[start:end])
+            inside.append(first < start and end - 1 < last)
+            start = end
+        results = read_both_ways(backend, pieces, done_events=True, report_depth=1, source_paths=[("arguments",)])
+        assert [type(result) is str for result in results] == inside, call["name"]
+
+
+def test_append_source_with_bytes_and_without_source_paths(backend: ModuleType) -> None:
+    parser = backend.StreamingJsonParser(changes=False, source_paths=[()])
+    assert parser.append_source(b'{"a": "\xc3') == [backend.SourceChange((), '{"a": "')]
+    assert parser.append_source(b"\xa9t") == "ét"  # the piece as decoded, the incomplete character completed
+    assert parser.append_source(b"") == []
+    assert parser.append_source(b'"}') == [backend.SourceChange((), '"}', True)] and parser.done
+    plain = backend.StreamingJsonParser()
+    assert plain.append_source('{"a": 1') == [backend.SetChange((), {})]
+    assert plain.append_source("}") == [backend.SetChange(("a",), 1)] and plain.done

@@ -36,6 +36,11 @@ SUITES = {
         Suite("pypy", "the pure backend on PyPy against the compiled core on CPython, cold and warm", "pypy3"),
         Suite("instructions", "our adapters' instructions per event over the parser, callgrind", "valgrind, gcc"),
         Suite(
+            "core",
+            "the compiled core's instructions a piece, every workload and the event path, callgrind",
+            "valgrind, gcc",
+        ),
+        Suite(
             "producer",
             "ModelOutputStream against vLLM's and SGLang's own tool parsers, and their bugs",
             "make bench-producer",

@@ -12,7 +12,8 @@
 Timing: the harness runs every contender of a row once a round, in rotating order, after ``gc.collect()``; the table
 shows each one's median over the rounds. Times are CPU time of this process (``process_time``): on a shared machine,
 wall time also counts the moments another process held the core, which came and went between runs by a factor of
-four here. Every contender's value is checked before it is timed.
+four here. Every contender's value is checked before it is timed, in a run of its own: a timed run keeps nothing of its
+output alive (no call's value once the next call starts, no item once the next one comes).
 
     python -m bench features [--quick] [--rounds N] [--pure]
 """
@@ -39,9 +40,11 @@ ROUNDS = 41
 Task = Callable[[], Any]
 
 
-def _task(name: str, task: Task) -> Contender:
-    """A contender that runs ``task`` to the end, whatever the case (each task holds its own input)."""
-    return Contender(name, lambda case, deadline: task(), ours=True, capped=False, budgeted=False)
+def _task(name: str, task: Task, check: Task | None = None) -> Contender:
+    """A contender that runs ``task`` to the end, whatever the case (each task holds its own input); ``check``, where
+    given, is the run that keeps the value to compare (``task`` then keeps nothing)."""
+    checked = None if check is None else (lambda case, deadline: check())
+    return Contender(name, lambda case, deadline: task(), ours=True, capped=False, budgeted=False, check=checked)
 
 
 def _stream(backend: ModuleType, pieces: list[str], **options: Any) -> Task:
@@ -56,9 +59,16 @@ def _stream(backend: ModuleType, pieces: list[str], **options: Any) -> Task:
     return run
 
 
-def _each(backend: ModuleType, calls: list[list[str]], **options: Any) -> Task:
+def _each(backend: ModuleType, calls: list[list[str]], **options: Any) -> tuple[Task, Task]:
+    """Every call streamed: timed, dropping each call's value when the next starts; and to check, keeping them."""
     runs = [_stream(backend, pieces, **options) for pieces in calls]
-    return lambda: [run() for run in runs]
+
+    def timed() -> int:
+        for run in runs:
+            run()
+        return len(runs)
+
+    return timed, lambda: [run() for run in runs]
 
 
 def _medians(contenders: list[Contender], rounds: int, expected: Any = None) -> dict[str, float]:
@@ -79,7 +89,7 @@ def done_event_rows(backend: ModuleType, rounds: int, scale: float, raw: dict[st
         if workload is None:
             continue
         calls = [call.pieces for call in workload.calls]
-        contenders = [_task("without", _each(backend, calls)), _task("with", _each(backend, calls, done_events=True))]
+        contenders = [_task("without", *_each(backend, calls)), _task("with", *_each(backend, calls, done_events=True))]
         medians = _medians(contenders, rounds, expected=[json.loads(call.text) for call in workload.calls])
         raw[key] = medians
         extra = medians["with"] / medians["without"] - 1
@@ -114,23 +124,40 @@ def floor_rows(backend: ModuleType, rounds: int, scale: float, raw: dict[str, An
     prose_pieces = workloads.token_pieces(prose, 1)
     call_pieces = workloads.token_pieces(call, 1)
 
-    def items() -> Any:
-        return list(streaming_json.iter_items(pieces, ("results",)))
+    def items() -> int:
+        count = 0  # each item dropped as the next comes, as a consumer that handles them one by one
+        for _ in streaming_json.iter_items(pieces, ("results",)):
+            count += 1
+        return count
 
-    def documents() -> Any:
+    def documents() -> int:
         stream = backend.StreamingJsonDocuments(lines=True)
-        found = [doc for piece in line_pieces for doc in stream.append(piece)]
-        return found + stream.finish()
+        count = 0
+        for piece in line_pieces:
+            count += len(stream.append(piece))
+        return count + len(stream.finish())
 
-    # Each contender's value, checked once here: the rows compare contenders that return different things.
-    assert items() == json.loads(text)["results"], "iter_items gave other items than json.loads"
-    assert documents() == [json.loads(line) for line in lines_text.splitlines()], "JSON Lines differ"
+    def loads_per_line() -> int:
+        count = 0
+        for line in lines_text.splitlines():
+            json.loads(line)
+            count += 1
+        return count
+
+    # Each contender's value, checked once here, in runs that keep them: the rows compare contenders that return
+    # different things, and a timed run keeps none.
+    found = list(streaming_json.iter_items(pieces, ("results",)))
+    assert found == json.loads(text)["results"], "iter_items gave other items than json.loads"
+    stream = backend.StreamingJsonDocuments(lines=True)
+    found = [doc for piece in line_pieces for doc in stream.append(piece)] + stream.finish()
+    assert found == [json.loads(line) for line in lines_text.splitlines()], "JSON Lines differ"
     assert _stream(backend, prose_pieces, prose=True)() == json.loads(call), "the fenced call differs"
+    del found, stream
     medians = _medians(
         [
             _task("loads", lambda: json.loads(text)),
             _task("items", items),
-            _task("loads per line", lambda: [json.loads(line) for line in lines_text.splitlines()]),
+            _task("loads per line", loads_per_line),
             _task("documents", documents),
             _task("plain call", _stream(backend, call_pieces)),
             _task("fenced call", _stream(backend, prose_pieces, prose=True)),

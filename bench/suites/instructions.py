@@ -44,7 +44,7 @@ import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from bench import harness
 
@@ -151,20 +151,27 @@ def read_events(reader: str, api: str, shape: str, scale: float, marker: str) ->
 # --- Parent: the children, the table --------------------------------------------------------------------------------
 
 
-def count(reader: str, api: str, shape: str, scale: float, marker: str, folder: str) -> tuple[int, int]:
-    """Run one reader under callgrind; return (instructions counted, events read)."""
-    out = Path(folder) / f"{re.sub(r'[^A-Za-z0-9]+', '_', reader)}-{api}-{shape}.out"
+def count_child(argv: list[str], name: str, folder: str) -> tuple[int, Any]:
+    """Run ``python -m bench ARGV...`` under callgrind (its collection switched on and off by the marker library the
+    child loads); return (instructions counted, the JSON the child printed)."""
+    out = Path(folder) / f"{re.sub(r'[^A-Za-z0-9]+', '_', name)}.out"
     command = ["valgrind", "--tool=callgrind", "--instr-atstart=no", "--collect-atstart=no"]
-    command += [f"--callgrind-out-file={out}", sys.executable, "-m", "bench", "instructions"]
-    command += ["--child", reader, api, shape, str(scale), marker]
-    read = harness.child_json(command, env={**os.environ, "PYTHONHASHSEED": "0"})
+    command += [f"--callgrind-out-file={out}", sys.executable, "-m", "bench", *argv]
+    found = harness.child_json(command, env={**os.environ, "PYTHONHASHSEED": "0"})
     totals = [
         int(line.split()[1])
         for path in Path(folder).glob(f"{out.name}*")
         for line in path.read_text().splitlines()
         if line.startswith("totals:")
     ]
-    return max(totals), int(read["events"])
+    return max(totals), found
+
+
+def count(reader: str, api: str, shape: str, scale: float, marker: str, folder: str) -> tuple[int, int]:
+    """Run one reader under callgrind; return (instructions counted, events read)."""
+    argv = ["instructions", "--child", reader, api, shape, str(scale), marker]
+    total, read = count_child(argv, f"{reader}-{api}-{shape}", folder)
+    return total, int(read["events"])
 
 
 def build_marker(folder: str) -> str:

@@ -14,10 +14,11 @@ makes the current partial value available after every piece, as a live UI needs:
 
 How. After one untimed warm-up run of every contender on small samples, the harness runs 5 interleaved rounds on
 each workload (wall time, medians) with a cap of 10 s: a peer still running after the cap is stopped and not run
-again on that workload or on a larger one of its series (workload 7). A contender's first final value(s) are
-compared with ``json.loads`` of the text (MISMATCH otherwise). Peak memory of our two backends is measured in a
-separate, untimed run under ``tracemalloc`` (on CPython). The exit status is 1 when one of our backends gives a
-wrong value or raises, else 0.
+again on that workload or on a larger one of its series (workload 7). A timed run keeps nothing of its output alive
+(each call's value is dropped when the next call starts); every contender's final values come from one more run,
+untimed, before the rounds, and are compared with ``json.loads`` of the text (MISMATCH otherwise). Peak memory of
+our two backends is measured in a separate, untimed run under ``tracemalloc`` (on CPython). The exit status is 1
+when one of our backends gives a wrong value or raises, else 0.
 
     python -m bench peers [--quick] [--repeats N] [--only 1,5,7] [--cap SECONDS] [--clock wall|cpu] [--json out.json]
 """
@@ -48,9 +49,12 @@ SERIES = {"1": ["1", "1x4", "1x16"], "5": ["5", "5x4", "5x16"]}  # workload 7: s
 
 
 # --- Contenders: each feeds every piece of the workload's calls and keeps the current value -------------------------
+#
+# Each runner is made twice (``keep``): to time, keeping no call's final value once the next call starts, and to
+# check, keeping every call's final value.
 
 
-def stream_ours(parser_class: Any) -> harness.Runner:
+def stream_ours(parser_class: Any, keep: bool) -> harness.Runner:
     def run(workload: Workload, deadline: float) -> list:
         finals, done = [], 0
         for call in workload.calls:
@@ -64,13 +68,14 @@ def stream_ours(parser_class: Any) -> harness.Runner:
                 done += len(batch)
                 if perf_counter() > deadline:
                     raise Stopped(done, workload.pieces)
-            finals.append(value)
+            if keep:
+                finals.append(value)
         return finals
 
     return run
 
 
-def call_floor(loads: Callable[[str], Any]) -> harness.Runner:
+def call_floor(loads: Callable[[str], Any], keep: bool) -> harness.Runner:
     """The least a Python loop over the pieces can cost: two no-op C calls per piece, then one fast parse."""
 
     def run(workload: Workload, deadline: float) -> list:
@@ -84,20 +89,25 @@ def call_floor(loads: Callable[[str], Any]) -> harness.Runner:
                 done += len(batch)
                 if perf_counter() > deadline:  # never true (a floor runs to the end), but timed as ours is
                     raise Stopped(done, workload.pieces)
-            finals.append(loads(call.text))
+            if keep:
+                finals.append(loads(call.text))
         return finals
 
     return run
 
 
-def whole_text(loads: Callable[[str], Any]) -> harness.Runner:
+def whole_text(loads: Callable[[str], Any], keep: bool) -> harness.Runner:
     def run(workload: Workload, deadline: float) -> list:
-        return [loads(call.text) for call in workload.calls]
+        if keep:
+            return [loads(call.text) for call in workload.calls]
+        for call in workload.calls:
+            loads(call.text)
+        return []
 
     return run
 
 
-def reparse(parse: Callable[[str], Any]) -> harness.Runner:
+def reparse(parse: Callable[[str], Any], keep: bool) -> harness.Runner:
     """Re-parse the whole buffer after every piece; text that is not yet a value (e.g. "") keeps the last one."""
 
     def run(workload: Workload, deadline: float) -> list:
@@ -113,7 +123,8 @@ def reparse(parse: Callable[[str], Any]) -> harness.Runner:
                 done += 1
                 if perf_counter() > deadline:
                     raise Stopped(done, workload.pieces)
-            finals.append(value)
+            if keep:
+                finals.append(value)
         return finals
 
     return run
@@ -160,7 +171,7 @@ class JsonriverFeed:
                 return
 
 
-def stream_jsonriver(parse: Any) -> harness.Runner:
+def stream_jsonriver(parse: Any, keep: bool) -> harness.Runner:
     def run(workload: Workload, deadline: float) -> list:
         finals, done = [], 0
         for call in workload.calls:
@@ -174,13 +185,14 @@ def stream_jsonriver(parse: Any) -> harness.Runner:
                 if perf_counter() > deadline:
                     raise Stopped(done, workload.pieces)
             feed.push(None)
-            finals.append(feed.value)
+            if keep:
+                finals.append(feed.value)
         return finals
 
     return run
 
 
-def stream_ijson_events(backend: Any, sendable_list: Any) -> harness.Runner:
+def stream_ijson_events(backend: Any, sendable_list: Any, keep: bool) -> harness.Runner:
     def run(workload: Workload, deadline: float) -> list:
         finals, done = [], 0
         for call in workload.calls:
@@ -194,7 +206,8 @@ def stream_ijson_events(backend: Any, sendable_list: Any) -> harness.Runner:
                 if perf_counter() > deadline:
                     raise Stopped(done, workload.pieces)
             parser.close()
-            finals.append(events)
+            if keep:
+                finals.append(events)
         return finals
 
     return run
@@ -216,39 +229,49 @@ def ijson_values(object_builder: Any) -> Callable[[list], list]:
 
 
 def make_contenders() -> list[Contender]:
+    def timed(name: str, make: Callable[[bool], harness.Runner], **options: Any) -> Contender:
+        """A contender timed keeping nothing (``make(False)``), its values checked in a run of ``make(True)``."""
+        return Contender(name, make(False), check=make(True), **options)
+
     def ours(module: str, name: str) -> Contender:
         parser_class = import_module(module).StreamingJsonParser
-        return Contender(name, stream_ours(parser_class), ours=True, capped=False)
+        return timed(name, lambda keep: stream_ours(parser_class, keep), ours=True, capped=False)
 
-    def floor(name: str, run: harness.Runner) -> Contender:
-        return Contender(name, run, capped=False)
+    def floor(name: str, make: Callable[[bool], harness.Runner]) -> Contender:
+        return timed(name, make, capped=False)
 
     def jiter() -> Contender:
         from jiter import from_json
 
-        return Contender("jiter", reparse(lambda buffer: from_json(buffer.encode(), partial_mode="trailing-strings")))
+        return timed(
+            "jiter",
+            lambda keep: reparse(lambda buffer: from_json(buffer.encode(), partial_mode="trailing-strings"), keep),
+        )
 
     def pydantic() -> Contender:
         from pydantic_core import from_json
 
-        return Contender("pydantic", reparse(lambda buffer: from_json(buffer, allow_partial="trailing-strings")))
+        return timed(
+            "pydantic", lambda keep: reparse(lambda buffer: from_json(buffer, allow_partial="trailing-strings"), keep)
+        )
 
     def partial_json() -> Contender:
         from partial_json_parser import loads
 
-        return Contender("partial-json", reparse(loads))
+        return timed("partial-json", lambda keep: reparse(loads, keep))
 
     def json_repair() -> Contender:
         from json_repair import repair_json
 
-        return Contender(
-            "json-repair", reparse(lambda buffer: repair_json(buffer, return_objects=True, stream_stable=True))
-        )
+        def parse(buffer: str) -> Any:
+            return repair_json(buffer, return_objects=True, stream_stable=True)
+
+        return timed("json-repair", lambda keep: reparse(parse, keep))
 
     def jsonriver() -> Contender:
         from jsonriver import parse
 
-        return Contender("jsonriver", stream_jsonriver(parse))
+        return timed("jsonriver", lambda keep: stream_jsonriver(parse, keep))
 
     def ijson() -> Contender:
         import ijson
@@ -256,17 +279,21 @@ def make_contenders() -> list[Contender]:
         from ijson.utils import sendable_list
 
         backend = ijson.get_backend("yajl2_c")
-        return Contender("ijson-c", stream_ijson_events(backend, sendable_list), to_value=ijson_values(ObjectBuilder))
+        return timed(
+            "ijson-c",
+            lambda keep: stream_ijson_events(backend, sendable_list, keep),
+            to_value=ijson_values(ObjectBuilder),
+        )
 
     def orjson_loads() -> Contender:
         from orjson import loads
 
-        return floor("orjson", whole_text(loads))
+        return floor("orjson", lambda keep: whole_text(loads, keep))
 
     def orjson_floor() -> Contender:
         from orjson import loads
 
-        return floor("call-floor", call_floor(loads))
+        return floor("call-floor", lambda keep: call_floor(loads, keep))
 
     return [
         contender("cython", lambda: ours("streaming_json._core", "cython"), missing="not built"),
@@ -277,7 +304,7 @@ def make_contenders() -> list[Contender]:
         contender("json-repair", json_repair),
         contender("jsonriver", jsonriver),
         contender("ijson-c", ijson),
-        floor("json.loads", whole_text(json.loads)),
+        floor("json.loads", lambda keep: whole_text(json.loads, keep)),
         contender("orjson", orjson_loads),
         contender("call-floor", orjson_floor),
     ]
@@ -311,7 +338,7 @@ def peak_memory(c: Contender, workload: Workload) -> int:
     gc.collect()
     tracemalloc.start()
     try:
-        c.run(workload, float("inf"))  # type: ignore[misc]
+        (c.check or c.run)(workload, float("inf"))  # type: ignore[misc]  # the run that keeps the final values
         return tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
