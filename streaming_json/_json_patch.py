@@ -25,9 +25,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Optional
 
-from ._shared import Key, Path
+from ._shared import MISSING, Key, Path
 
-__all__ = ["PatchStream", "StrictOps", "JsonPatchOp", "pointer", "apply_patch", "coalesce"]
+__all__ = ["PatchStream", "StrictOps", "JsonPatchOp", "pointer", "snapshot_ops", "apply_patch", "coalesce"]
 
 JsonPatchOp = dict[str, Any]
 """One operation: ``{"op": "add" | "replace" | "append", "path": pointer, "value": value}``."""
@@ -119,6 +119,39 @@ class PatchStream:
             self._last_path = path
             self._last_pointer = pointer(path)
         return {"op": op, "path": self._last_pointer, "value": value}
+
+
+def snapshot_ops(previous: Any, value: Any) -> list[JsonPatchOp]:
+    """The RFC 6902 operations (``add``, ``remove``, ``replace``) that take one snapshot to the next, as
+    ``jsonpatch.make_patch`` gives them where values only grow along their open path; ``previous`` is ``MISSING``
+    before the first (the root replaced). For readers whose values are not the changes' (LangChain's
+    ``JsonOutputParser(diff=True)`` shows pending numbers, which no change reports): the time does not grow with the
+    document, since the closed parts of two snapshots are the same objects, so only the open path is walked."""
+    if previous is MISSING:
+        return [{"op": "replace", "path": "", "value": value}]
+    operations: list[JsonPatchOp] = []
+    pending = [("", previous, value)]
+    while pending:
+        at, old, new = pending.pop()
+        if old is new:
+            continue
+        if type(old) is dict and type(new) is dict:
+            operations += [{"op": "remove", "path": f"{at}/{_escaped(key)}"} for key in old if key not in new]
+            for key, item in new.items():
+                if key in old:
+                    pending.append((f"{at}/{_escaped(key)}", old[key], item))
+                else:
+                    operations.append({"op": "add", "path": f"{at}/{_escaped(key)}", "value": item})
+        elif type(old) is list and type(new) is list:
+            common = min(len(old), len(new))
+            pending += [(f"{at}/{index}", old[index], new[index]) for index in range(common)]
+            operations += [
+                {"op": "add", "path": f"{at}/{index}", "value": new[index]} for index in range(common, len(new))
+            ]
+            operations += [{"op": "remove", "path": f"{at}/{index}"} for index in reversed(range(common, len(old)))]
+        elif type(old) is not type(new) or old != new:
+            operations.append({"op": "replace", "path": at, "value": new})
+    return operations
 
 
 class StrictOps:

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from streaming_json import MISSING
 from streaming_json.integrations import AnthropicToolCalls, OpenAIChatStructuredOutput, OpenAIChatToolCalls
 from streaming_json.patches import (
     AGUIWire,
@@ -37,6 +38,7 @@ from streaming_json.patches import (
     coalesce,
     iter_sse,
     pointer,
+    snapshot_ops,
     text_patches,
     ui_message_chunks,
 )
@@ -93,6 +95,25 @@ def test_any_text_gives_operations_that_apply(backend: ModuleType, data: Any) ->
     pieces = data.draw(st.lists(st.text(st.sampled_from('{}[],:"\\ ab1.e-tn\u00e9'), max_size=6), max_size=12))
     built, _, operations = _read(backend, pieces, report_depth=data.draw(st.integers(1, 32)))
     assert apply_patch(None, coalesce(operations)) == built
+
+
+@given(json_texts(), st.data())
+@examples(100)
+def test_snapshot_ops_take_each_snapshot_to_the_next_as_jsonpatch_applies_them(
+    backend: ModuleType, text: str, data: Any
+) -> None:
+    """For readers whose values are snapshots (LangChain's diff=True): RFC 6902 operations that jsonpatch applies."""
+    jsonpatch = pytest.importorskip("jsonpatch")
+    parser = backend.StreamingJsonParser(stable=True)
+    previous: Any = MISSING
+    for piece in data.draw(pieces_of(text, allow_bytes=False)):
+        parser.append(piece)
+        value = parser.snapshot()
+        operations = snapshot_ops(previous, value)
+        assert {op["op"] for op in operations} <= {"add", "remove", "replace"}
+        if previous is not MISSING:
+            assert jsonpatch.apply_patch(copy.deepcopy(previous), operations) == value
+        previous = value
 
 
 def test_the_real_calls_in_token_pieces_and_the_bytes_they_cost(backend: ModuleType) -> None:

@@ -36,6 +36,7 @@ except ImportError:  # pragma: no cover - an older langchain-core, which knows n
         return None
 
 
+from .._json_patch import snapshot_ops
 from .._shared import MISSING
 from ._fields import get_field, get_items
 from ._langchain_messages import LangChainToolCalls
@@ -44,7 +45,6 @@ from ._langchain_partial import (
     JsonInText,
     LangChainArguments,
     PartialJson,
-    json_patch,
     parse_text_output,
     same_value,
 )
@@ -188,8 +188,10 @@ class _JsonText(_Reading):
 
     @staticmethod
     def _diff(previous: Any, value: Any) -> list[dict[str, Any]]:
-        """The output of ``diff=True``: the JSON Patch from the last value shown to the new one."""
-        return json_patch(previous, value)
+        """The output of ``diff=True``: the JSON Patch from the last value shown to the new one (``snapshot_ops`` of
+        ``streaming_json.patches``' operations: the values are LangChain's reading, not the changes', so the two
+        snapshots are compared along their open path)."""
+        return snapshot_ops(previous, value)
 
 
 class _ReadsEachChunkOnce:

@@ -33,7 +33,6 @@ __all__ = [
     "JsonInText",
     "LangChainArguments",
     "PartialJson",
-    "json_patch",
     "parse_text_output",
     "same_value",
 ]
@@ -353,43 +352,6 @@ def parse_text_output(text: str) -> Any:
         return json.JSONDecoder(strict=False).raw_decode(region)[0]
     except ValueError:
         return parse_json_with_repair(region)
-
-
-def json_patch(previous: Any, value: Any) -> list[dict[str, Any]]:
-    """The JSON Patch operations that take ``previous`` (the last value shown) to ``value``, as LangChain's
-    ``jsonpatch.make_patch`` gives them where values only grow along their open path, in time that does not grow with
-    the document: the closed parts of both are the same objects, so only the open path is walked."""
-    if previous is MISSING:
-        return [{"op": "replace", "path": "", "value": value}]
-    operations: list[dict[str, Any]] = []
-    pending = [("", previous, value)]
-    while pending:
-        pointer, old, new = pending.pop()
-        if old is new:
-            continue
-        if type(old) is dict and type(new) is dict:
-            operations += [{"op": "remove", "path": _pointer(pointer, key)} for key in old if key not in new]
-            for key, item in new.items():
-                if key in old:
-                    pending.append((_pointer(pointer, key), old[key], item))
-                else:
-                    operations.append({"op": "add", "path": _pointer(pointer, key), "value": item})
-        elif type(old) is list and type(new) is list:
-            common = min(len(old), len(new))
-            pending += [(f"{pointer}/{index}", old[index], new[index]) for index in range(common)]
-            operations += [
-                {"op": "add", "path": f"{pointer}/{index}", "value": new[index]} for index in range(common, len(new))
-            ]
-            operations += [
-                {"op": "remove", "path": f"{pointer}/{index}"} for index in reversed(range(common, len(old)))
-            ]
-        elif type(old) is not type(new) or old != new:
-            operations.append({"op": "replace", "path": pointer, "value": new})
-    return operations
-
-
-def _pointer(pointer: str, key: Any) -> str:
-    return f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}"
 
 
 # --- A tool call's arguments ------------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ A FastAPI endpoint::
 
 from __future__ import annotations
 
-from .._json_patch import JsonPatchOp, PatchStream, StrictOps, apply_patch, coalesce, pointer
+from .._json_patch import JsonPatchOp, PatchStream, StrictOps, apply_patch, coalesce, pointer, snapshot_ops
 from ._agui import AGUIWire, agui_events
 from ._ai_sdk import UIMessageWire, ui_message_chunks
 from ._events import PatchEvent, PatchEventKind
@@ -44,6 +44,7 @@ __all__ = [
     "StrictOps",
     "JsonPatchOp",
     "pointer",
+    "snapshot_ops",
     "apply_patch",
     "coalesce",
     "PatchEvent",
