@@ -35,7 +35,8 @@ nitpicky = True
 # The standard library's and pydantic's own names in signatures: without their inventories (the build reads nothing
 # from the network) they cannot resolve, and they are not this library's to document.
 nitpick_ignore_regex = [
-    ("py:class", r"(collections\.abc|typing|types|enum|re)\.\w+"),
+    ("py:class", r"(collections\.abc|typing|types|enum|re|pathlib)\.\w+"),
+    ("py:obj", r"typing\.Callable\[.*"),  # a Callable's argument list, as autodoc renders it
     ("py:class", r"pydantic(\.\w+)*\.\w+"),
     ("py:class", r"RootModelRootType"),
     ("py:class", r"streaming_json\.[\w.]*\.T"),  # a generic's type variable

@@ -19,7 +19,7 @@ class PatchEvent(NamedTuple):
     (``"end"``). A document's events (structured output, a typed stream, a text) have ``id`` None; a tool call's carry
     its id, one op stream per call.
 
-    The wire shapes (:func:`~streaming_json.patches.sse_lines`, :func:`~streaming_json.patches.agui_events`,
+    The wire shapes (:func:`~streaming_json.patches.iter_sse`, :func:`~streaming_json.patches.agui_events`,
     :func:`~streaming_json.patches.ui_message_chunks`) render these; a program may read them directly.
     """
 

@@ -1,10 +1,10 @@
 """Op streams from every source: text pieces, one tool call's arguments, the SDK and framework adapters' live calls
 and structured output, typed streams.
 
-Each reads a piece once: the parser's changes of the piece become operations (:class:`~streaming_json.PatchStream`)
+Each reads a piece once: the parser's changes of the piece become operations (:class:`~streaming_json.patches.PatchStream`)
 beside the values the source gives anyway. The sources build their parsers through the hooks the package's readers
 take (``parser_class``, ``arguments_stream_class``): :class:`ArgumentPatches` is a ``ToolCallArgumentsStream`` that
-also keeps the operations of each piece, and a :class:`PatchingParser` stands in for the parser of a typed stream or
+also keeps the operations of each piece, and a ``PatchingParser`` stands in for the parser of a typed stream or
 a structured-output reader, keeping the operations of the changes its owner did not ask for.
 """
 
@@ -108,7 +108,7 @@ class ArgumentPatches:
 
     ``model``: the tool's declared type; the call then also reads typed (``parsed``, ``model_result``, and a
     ``finish`` that validates, as the adapters' ``models=`` do). ``strict``: RFC 6902 operations only (see
-    :class:`~streaming_json.PatchStream`). ``parser_class``: the parser (a backend's ``StreamingJsonParser``).
+    :class:`~streaming_json.patches.PatchStream`). ``parser_class``: the parser (a backend's ``StreamingJsonParser``).
     """
 
     __slots__ = (
@@ -491,7 +491,7 @@ class ToolCallPatches:
 class OutputPatches:
     """The op stream of a structured output read by an SDK's or a framework's adapter (``OpenAIChatStructuredOutput``,
     ``AnthropicStructuredOutput``, ``PydanticAIStructuredOutput`` ...): ``ops`` as the value grows, then ``end`` (the
-    strict value, or the problem). The adapter, made here with ``options`` and a :class:`PatchingParser`, is
+    strict value, or the problem). The adapter, made here with ``options`` and a ``PatchingParser``, is
     ``output``; ``model=`` reads typed as the adapters do."""
 
     def __init__(
