@@ -1,11 +1,12 @@
 """Op streams from every source: text pieces, one tool call's arguments, the SDK and framework adapters' live calls
 and structured output, typed streams.
 
-Each reads a piece once: the parser's changes of the piece become operations (:class:`~streaming_json.patches.PatchStream`)
-beside the values the source gives anyway. The sources build their parsers through the hooks the package's readers
-take (``parser_class``, ``arguments_stream_class``): :class:`ArgumentPatches` is a ``ToolCallArgumentsStream`` that
-also keeps the operations of each piece, and a ``PatchingParser`` stands in for the parser of a typed stream or
-a structured-output reader, keeping the operations of the changes its owner did not ask for.
+Each reads a piece once: the parser's changes of the piece become operations
+(:class:`~streaming_json.patches.PatchStream`) beside the values the source gives anyway. The sources build their
+parsers through the hooks the package's readers take (``parser_class``, ``arguments_stream_class``):
+:class:`ArgumentPatches` is a ``ToolCallArgumentsStream`` that also keeps the operations of each piece, and a
+``PatchingParser`` stands in for the parser of a typed stream or a structured-output reader, keeping the operations
+of the changes its owner did not ask for.
 """
 
 from __future__ import annotations
