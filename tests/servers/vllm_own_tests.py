@@ -33,12 +33,27 @@ FILES = {
     "deepseek_v3": ["tests/tool_parsers/test_deepseekv3_tool_parser.py"],
     "deepseek_v31": ["tests/tool_parsers/test_deepseekv31_tool_parser.py"],
     "kimi_k2": ["tests/tool_parsers/test_kimi_k2_tool_parser.py"],
+    "qwen3_coder": ["tests/tool_parsers/test_qwen3coder_tool_parser.py"],
+    "glm47": ["tests/tool_parsers/test_glm47_moe_tool_parser.py", "tests/tool_parsers/test_glm4_moe_tool_parser.py"],
+    "minimax_m2": ["tests/tool_parsers/test_minimax_m2_tool_parser.py"],
+    "deepseek_v32": ["tests/tool_parsers/test_deepseekv32_tool_parser.py"],
+    "gemma4": ["tests/tool_parsers/test_gemma4_tool_parser.py"],
+    "pythonic": ["tests/tool_parsers/test_pythonic_tool_parser.py"],
+    "llama4_pythonic": ["tests/tool_parsers/test_llama4_pythonic_tool_parser.py"],
 }
 
 # vLLM's engine tests that replay a format's token streams at chunk sizes 1, 2, 3, 5, 11, 23 and whole, through the
-# parser class vLLM builds for it (tests/parser/engine/; for the JSON formats, Granite's), each group a run of its own
+# parser class vLLM builds for it (tests/parser/engine/), each group a run of its own
 # (their conftest is that folder's).
-ENGINE_FILES = {"granite": ["tests/parser/engine/test_granite.py"]}
+ENGINE_FILES = {
+    "granite": ["tests/parser/engine/test_granite.py"],
+    "qwen3_coder": ["tests/parser/engine/test_qwen3.py"],
+    "seed_oss": ["tests/parser/engine/test_seed_oss.py"],
+    "glm47": ["tests/parser/engine/test_glm47_moe.py"],
+    "minimax_m2": ["tests/parser/engine/test_minimax_m2.py"],
+    "deepseek_v32": ["tests/parser/engine/test_deepseek_v32.py"],
+    "gemma4": ["tests/parser/engine/test_gemma4_streaming_reasoning.py"],
+}
 GROUPS = {"tests/tool_parsers": FILES, "tests/parser/engine": ENGINE_FILES}
 
 _LLAMA = "tests/tool_parsers/test_llama3_json_tool_parser.py::"
