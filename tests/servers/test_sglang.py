@@ -6,6 +6,7 @@ nothing to send."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -76,3 +77,12 @@ def test_non_streaming_reads_what_streaming_sends() -> None:
             assert [(item.name, item.parameters) for item in items] == [(n, a) for _, n, a in output.calls]
             assert all(item.tool_index == tool_names().index(item.name) for item in items)
             assert content == output.content
+
+
+def test_the_requests_schemas_type_the_text_formats_values() -> None:
+    """A typed format's values take their types from the request's tools' schemas."""
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}, "s": {"type": "string"}}}
+    typed = [Tool.model_validate({"type": "function", "function": {"name": "f", "parameters": schema}})]
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n5\n</parameter>\n<parameter=s>\n5\n</parameter>\n</function>\n"
+    result = FunctionCallParser(typed, "streaming_json_qwen3_coder").parse_non_stream(text + "</tool_call>")
+    assert [json.loads(call.parameters) for call in result[1]] == [{"n": 5, "s": "5"}]

@@ -311,3 +311,23 @@ def test_the_plugin_file_loads_as_vllms_cli_loads_it() -> None:
     )
     assert loaded.returncode == 0, loaded.stderr[-3000:]
     assert loaded.stdout.split() == ["streaming_json.model_output.vllm", "StreamingJsonThinkReasoningParser"]
+
+
+def test_the_requests_schemas_type_the_text_formats_values() -> None:
+    """A typed format's values take their types from the request's tools' schemas (streaming and whole), and are
+    strings where the tool's schema says nothing of them."""
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n5\n</parameter>\n<parameter=s>\n5\n</parameter>\n</function>\n"
+    for properties, expected in (({"n": {"type": "integer"}, "s": {"type": "string"}}, 5), ({}, "5")):
+        tool = {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"type": "object", "properties": properties}},
+        }
+        request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=[tool])
+        parser = ours.TOOL_PARSERS["qwen3_coder"](tokenizer())  # the tools come with the request
+        result = parser.extract_tool_calls(text + "</tool_call>", request)
+        assert [json.loads(call.function.arguments) for call in result.tool_calls] == [{"n": expected, "s": "5"}]
+        streamed = []
+        for piece in text + "</tool_call>":
+            delta = parser.extract_tool_calls_streaming("", "", piece, [], [], [], request)
+            streamed += [call.function.arguments or "" for call in (delta.tool_calls if delta else [])]
+        assert json.loads("".join(streamed)) == {"n": expected, "s": "5"}
