@@ -47,7 +47,6 @@ FILES = {
 # (their conftest is that folder's).
 ENGINE_FILES = {
     "granite": ["tests/parser/engine/test_granite.py"],
-    "qwen3_coder": ["tests/parser/engine/test_qwen3.py"],
     "seed_oss": ["tests/parser/engine/test_seed_oss.py"],
     "glm47": ["tests/parser/engine/test_glm47_moe.py"],
     "minimax_m2": ["tests/parser/engine/test_minimax_m2.py"],
@@ -258,6 +257,8 @@ NOT_APPLICABLE = {
         "test_get_vllm_registry_structural_tag_returns_structural_tag",
     ),
 }
+
+NOT_APPLICABLE.update(_each(_EN + "test_granite.py", _ENGINE_METHODS, "TestReplay::test_replay_scenarios"))
 
 VLLM_CHOICES = {
     "tests/tool_parsers/test_deepseekv31_tool_parser.py::test_extract_tool_calls_with_multiple_tools": (
