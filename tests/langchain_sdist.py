@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -43,23 +44,24 @@ def installed_version() -> str:
 
 
 def fetch_sdist(cache: Path, release: str) -> Path:
-    """The sdist of langchain-core ``release``: from ``cache`` where an earlier run kept it, else downloaded there by
-    ``pip download`` (pip's own configuration says from where)."""
+    """The sdist of langchain-core ``release``: from ``cache`` where an earlier run kept it, else downloaded by ``pip
+    download`` (pip's own configuration says from where) into a directory of this call's own, then moved into
+    ``cache`` whole: another process reading or clearing the cache never sees half a file, nor takes pip's."""
     name = f"langchain_core-{release}.tar.gz"
     kept = cache / name
     if kept.exists():
         return kept
-    download = cache / "download"
-    shutil.rmtree(download, ignore_errors=True)
-    command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
-    command += ["--dest", str(download), f"langchain-core=={release}"]
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    found = list(download.glob("*.tar.gz"))
-    if done.returncode or len(found) != 1:
-        raise RuntimeError(f"pip download of langchain-core {release}'s sdist failed:\n{done.stderr[-3000:]}")
-    (downloaded,) = found
-    downloaded.replace(kept)  # whole or not at all: a second run never reads a half-written file
-    shutil.rmtree(download, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="langchain-core-sdist-") as download:
+        command = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:"]
+        command += ["--dest", download, f"langchain-core=={release}"]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        found = list(Path(download).glob("*.tar.gz"))
+        if done.returncode or len(found) != 1:
+            raise RuntimeError(f"pip download of langchain-core {release}'s sdist failed:\n{done.stderr[-3000:]}")
+        cache.mkdir(parents=True, exist_ok=True)
+        partial = cache / f".{name}.{os.getpid()}"
+        shutil.copyfile(found[0], partial)
+        os.replace(partial, kept)  # whole or not at all
     return kept
 
 

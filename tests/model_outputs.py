@@ -188,6 +188,21 @@ def tools_for(calls: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
     ]
 
 
+def typed_alike(calls: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The calls whose parameters have the types this tool's first call gave them: those that :func:`tools_for`'s
+    schemas type as written (a later call of the tool with another type for a parameter is a wrong value for its
+    schema, which ends the call with an error)."""
+    seen: dict[str, dict[str, str]] = {}
+    kept = []
+    for name, arguments in calls:
+        value = json.loads(arguments)
+        types = {key: json_type(item) for key, item in value.items()} if isinstance(value, dict) else {}
+        first = seen.setdefault(name, {})
+        if all(first.setdefault(key, kind) == kind for key, kind in types.items()):
+            kept.append((name, arguments))
+    return kept
+
+
 def format_markers(format_name: str) -> list[str]:
     """The markers a value's text cannot hold in this format (where a string is written raw)."""
     format = FORMATS[format_name]
