@@ -36,6 +36,14 @@ def tool_names(tools: Optional[Iterable[Any]]) -> Optional[list[str]]:
     return names or None
 
 
+def tool_definitions(tools: Optional[Iterable[Any]]) -> Optional[list[Any]]:
+    """A request's tools as ``ModelOutputStream`` takes them (their definitions: the names check the calls, the
+    parameters' schemas type the values of the formats that write them as text), or None where none names itself."""
+    if tool_names(tools) is None:
+        return None
+    return list(tools or ())
+
+
 class CallPiece(NamedTuple):
     """What one piece says of one call: its start (id and name, where it starts in this piece) and its argument
     text read in the piece."""

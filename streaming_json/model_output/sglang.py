@@ -16,8 +16,9 @@ How a detector meets SGLang's serving layer (0.5.23's ``serving_chat``):
   ``tool_index`` is the call's index in the output, as SGLang's streaming detectors number them.
 - The state SGLang's end-of-stream check reads (``prev_tool_call_arr``, ``streamed_args_for_tool``) holds each call's
   argument text as streamed, so that the check, which compares it with what was streamed, sends nothing more.
-- The request's tools are the names a call may use (a call to another ends with an error); ``detect_and_parse``
-  reads a whole output as the stream does.
+- The request's tools are what a call may use (a call to another ends with an error), their parameters' schemas
+  the types of the values the text formats write as text; ``detect_and_parse`` reads a whole output as the stream
+  does.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from __future__ import annotations
 from typing import Any, ClassVar, Optional
 
 from ._formats import FORMATS, ToolCallFormat
-from ._servers import PREFIX, format_markers, grouped, tool_names
+from ._servers import PREFIX, format_markers, grouped, tool_definitions, tool_names
 from ._stream import ModelOutputStream
 
 try:
@@ -55,7 +56,7 @@ class StreamingJsonDetector(BaseFormatDetector):  # type: ignore[misc]  # SGLang
         self._texts: list[list[str]] = []  # each call's argument text as streamed, until it ends
 
     def _new_stream(self, tools: Any) -> ModelOutputStream:
-        return ModelOutputStream(self.format, tools=tool_names(tools))
+        return ModelOutputStream(self.format, tools=tool_definitions(tools))
 
     def has_tool_call(self, text: str) -> bool:
         if any(marker in text for marker in format_markers(self.format)):

@@ -24,7 +24,8 @@ How a parser meets vLLM's serving layer (0.33's ``vllm.parser.abstract_parser.De
   arguments with what was streamed, has nothing to add.
 - ``adjust_request`` sets ``skip_special_tokens=False`` where the format's markers are special tokens of the
   tokenizer (otherwise the detokenizer would drop them before the parser sees them).
-- The request's tools are the names a call may use (a call to another ends with an error).
+- The request's tools (or those the parser was made with) are what a call may use (a call to another ends with an
+  error); their parameters' schemas type the values of the formats that write them as text (Qwen3-Coder, GLM, ...).
 
 Imports are guarded: vLLM moved these classes three times (``vllm.tool_parsers`` and
 ``vllm.entrypoints.generate.base.protocol`` in 0.33, ``vllm.entrypoints.openai.engine.protocol`` in 0.20, and
@@ -42,7 +43,7 @@ from typing import Any, Callable, ClassVar, Optional
 from ._events import ModelOutputEvent
 from ._formats import FORMATS, ToolCallFormat
 from ._markers import Markers
-from ._servers import PREFIX, format_markers, grouped, tool_names
+from ._servers import PREFIX, format_markers, grouped, tool_definitions
 from ._stream import ModelOutputStream
 
 __all__ = [
@@ -177,7 +178,7 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
 
     def __init__(self, tokenizer: Any, tools: Optional[list[Any]] = None, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, tools)
-        self._tool_names = tool_names(tools)
+        self._tools = tool_definitions(tools)
         self._stream: Optional[ModelOutputStream] = None
         self._deltas = _Deltas(self)
         self._given_text_so_far = False  # the caller passes previous_text (vLLM's contract before engine parsers)
@@ -194,10 +195,10 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
         return stream
 
     def _new_stream(self, request: Any = None) -> ModelOutputStream:
-        names = self._tool_names
-        if names is None and request is not None:
-            names = tool_names(getattr(request, "tools", None))
-        return ModelOutputStream(self.format, tools=names, new_call_id=_new_call_id)
+        tools = self._tools
+        if tools is None and request is not None:
+            tools = tool_definitions(getattr(request, "tools", None))
+        return ModelOutputStream(self.format, tools=tools, new_call_id=_new_call_id)
 
     # --- What the serving layer reads back --------------------------------------------------------------------
 

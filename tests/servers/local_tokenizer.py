@@ -17,7 +17,8 @@ from collections.abc import Iterable
 from typing import Any
 
 # Every format's markers, one special token each: the JSON formats', the reasoning blocks', and the markers of the
-# formats vLLM reads with its engine (qwen3_coder, glm47, minimax_m2, deepseek_v32, seed_oss, gemma4, harmony).
+# formats vLLM reads with its engine (qwen3_coder, glm47, minimax_m2, deepseek_v32, seed_oss, gemma4, harmony), and
+# Llama 4's.
 DEEPSEEK = [
     "<｜tool▁calls▁begin｜>",
     "<｜tool▁calls▁end｜>",
@@ -63,6 +64,15 @@ MARKERS = [
     "</seed:tool_call>",
     "<|tool_call>",
     "<tool_call|>",
+    '<|"|>',
+    "<|channel>",
+    "<channel|>",
+    "<|python_start|>",
+    "<|python_end|>",
+    "<seed:bos>",
+    "<seed:eos>",
+    "<|user|>",
+    "<|observation|>",
     "<|channel|>",
     "<|message|>",
     "<|start|>",

@@ -1,5 +1,6 @@
 """Model outputs for the servers' tests: the 845 real calls written as each format writes them, with prose around
-and a reasoning block where asked, and the ways a server hands them to its parser (token deltas from a tokenizer
+and a reasoning block where asked, the tools a request gives with them (their schemas typing the values of the
+formats that write arguments as text), and the ways a server hands them to its parser (token deltas from a tokenizer
 made here, one character a delta, wide deltas as under speculative decoding, the whole output in one)."""
 
 from __future__ import annotations
@@ -9,7 +10,18 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from tests.model_outputs import FORMAT_NAMES, PROSE_AFTER, PROSE_BEFORE, REAL_CALLS, write_output
+from tests.model_outputs import (
+    ALL_FORMAT_NAMES,
+    FORMAT_NAMES,
+    NEW_FORMAT_NAMES,
+    PROSE_AFTER,
+    PROSE_BEFORE,
+    REAL_CALLS,
+    tools_for,
+    typed_alike,
+    writable,
+    write_output,
+)
 
 from .local_tokenizer import make_tokenizer
 
@@ -24,7 +36,8 @@ class Output:
     text: str
     think: str  # the reasoning block's text ("" for none)
     content: str  # what the model wrote outside calls and reasoning, markers removed
-    calls: tuple[tuple[str, str, str], ...]  # (own id or "", name, argument text) of each call, in order
+    calls: tuple[tuple[str, str, str], ...]  # (own id or "", name, argument text as streamed) of each call, in order
+    tools: tuple[dict[str, Any], ...] = ()  # the request's tools (OpenAI's definitions); () for any_object_tools()
 
 
 @lru_cache(maxsize=1)
@@ -38,28 +51,44 @@ def tool_names() -> list[str]:
     return sorted({name for name, _ in REAL_CALLS})
 
 
+def any_object_tools() -> tuple[dict[str, Any], ...]:
+    """Every tool of the corpus, its parameters any object (what the JSON formats' tests ask with)."""
+    return tuple(
+        {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}} for name in tool_names()
+    )
+
+
 def outputs(format_name: str, every: int = 1, think: bool = False, longest: int = 10**9) -> list[Output]:
-    """The real calls one to three to an output, in this format, with prose around where the format has it."""
+    """The real calls one to three to an output, in this format, with prose around where the format has it. The
+    formats that write arguments as text take the calls they can write (no value holding one of their markers),
+    typed by schemas inferred from the values (``tools_for``): their argument text is the JSON of the typed values."""
     rng = random.Random(format_name)
     found = []
     calls = [call for call in REAL_CALLS[::every] if len(call[1]) <= longest]
+    typed = format_name in NEW_FORMAT_NAMES
+    if typed:
+        calls = [call for call in calls if writable(format_name, call[1])]
     position = 0
     while position < len(calls):
         group = calls[position : position + rng.randint(1, 3)]
         position += len(group)
+        if typed:
+            group = typed_alike(group)
         number = len(found)
         before = BEFORE[number % 4] if PROSE_BEFORE[format_name] else ""
         after = AFTER[(number // 4) % 4] if PROSE_AFTER[format_name] else ""
         thought = f"The user wants {group[0][0]}; step {number}." if think else ""
         text, events = write_output(format_name, group, before=before, after=after, think=thought)
         ids = [event.id if format_name == "kimi_k2" else "" for event in events if event.kind == "start"]
+        streamed = [event.text for event in events if event.kind == "arguments"]
         found.append(
             Output(
                 format_name,
                 text,
                 thought,
                 before + after,
-                tuple((own, name, arguments) for own, (name, arguments) in zip(ids, group)),
+                tuple((own, name, arguments) for own, (name, _), arguments in zip(ids, group, streamed)),
+                tuple(tools_for(group)) if typed else any_object_tools(),
             )
         )
     return found
@@ -96,4 +125,14 @@ def deltas(text: str, cut: str, seed: int) -> list[tuple[str, list[int]]]:
     return grouped
 
 
-__all__ = ["FORMAT_NAMES", "CUTS", "Output", "outputs", "deltas", "tokenizer", "tool_names"]
+__all__ = [
+    "ALL_FORMAT_NAMES",
+    "CUTS",
+    "FORMAT_NAMES",
+    "Output",
+    "any_object_tools",
+    "deltas",
+    "outputs",
+    "tokenizer",
+    "tool_names",
+]

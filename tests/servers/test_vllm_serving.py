@@ -25,7 +25,7 @@ from vllm.parser.parser_manager import ParserManager
 
 from streaming_json.model_output import vllm as ours
 
-from .outputs import CUTS, FORMAT_NAMES, Output, deltas, outputs, tokenizer, tool_names
+from .outputs import ALL_FORMAT_NAMES, CUTS, Output, any_object_tools, deltas, outputs, tokenizer
 from .sdists import unpacked_sdist
 from .vllm_own_tests import VLLM_VERSION
 
@@ -43,12 +43,13 @@ def reconstructor_class() -> Any:
 StreamingToolReconstructor = reconstructor_class()
 
 
-def request_for(stream: bool = True) -> ChatCompletionRequest:
-    tools = [
-        {"type": "function", "function": {"name": name, "parameters": {"type": "object"}}} for name in tool_names()
-    ]
+def request_for(stream: bool = True, tools: tuple[dict[str, Any], ...] = ()) -> ChatCompletionRequest:
     return ChatCompletionRequest(
-        model="m", messages=[{"role": "user", "content": "Go."}], tools=tools, tool_choice="auto", stream=stream
+        model="m",
+        messages=[{"role": "user", "content": "Go."}],
+        tools=list(tools or any_object_tools()),
+        tool_choice="auto",
+        stream=stream,
     )
 
 
@@ -66,7 +67,7 @@ def serve(
 ) -> tuple[Any, list[Any], Optional[str]]:
     """The output through vLLM's chat stream processor over our parser, as its chat server steps it: the client's
     reconstruction (vLLM's), the deltas sent, and the finish reason."""
-    request = request_for()
+    request = request_for(tools=output.tools)
     parser_cls = parser_class(output.format_name, reasoning)
     processor = ChatStreamProcessor(
         request, parser_cls(tokenizer(), request.tools), enable_auto_tools=True, parser_cls=parser_cls
@@ -97,7 +98,7 @@ def check(output: Output, reconstructor: Any, sent: list[Any], finish: Optional[
 
 
 @pytest.mark.parametrize("cut", CUTS)
-@pytest.mark.parametrize("format_name", FORMAT_NAMES)
+@pytest.mark.parametrize("format_name", ALL_FORMAT_NAMES)
 def test_real_calls_through_vllms_serving_layer(format_name: str, cut: str) -> None:
     every, longest = (8, 3000) if cut == "characters" else (1, 10**9)
     for number, output in enumerate(outputs(format_name, every=every, longest=longest)):
@@ -134,9 +135,9 @@ def test_the_end_of_stream_patch_sends_nothing_extra() -> None:
 
 
 def test_non_streaming_reads_what_streaming_sends() -> None:
-    request = request_for(stream=False)
-    for format_name in FORMAT_NAMES:
+    for format_name in ALL_FORMAT_NAMES:
         for output in outputs(format_name, every=10):
+            request = request_for(stream=False, tools=output.tools)
             parser = parser_class(format_name)(tokenizer(), request.tools)
             reasoning, content, calls = parser.parse(output.text, request, enable_auto_tools=True)
             assert [(call.name, call.arguments) for call in calls or []] == [(n, a) for _, n, a in output.calls]
@@ -311,3 +312,23 @@ def test_the_plugin_file_loads_as_vllms_cli_loads_it() -> None:
     )
     assert loaded.returncode == 0, loaded.stderr[-3000:]
     assert loaded.stdout.split() == ["streaming_json.model_output.vllm", "StreamingJsonThinkReasoningParser"]
+
+
+def test_the_requests_schemas_type_the_text_formats_values() -> None:
+    """A typed format's values take their types from the request's tools' schemas (streaming and whole), and are
+    strings where the tool's schema says nothing of them."""
+    text = "<tool_call>\n<function=f>\n<parameter=n>\n5\n</parameter>\n<parameter=s>\n5\n</parameter>\n</function>\n"
+    for properties, expected in (({"n": {"type": "integer"}, "s": {"type": "string"}}, 5), ({}, "5")):
+        tool = {
+            "type": "function",
+            "function": {"name": "f", "parameters": {"type": "object", "properties": properties}},
+        }
+        request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": "hi"}], tools=[tool])
+        parser = ours.TOOL_PARSERS["qwen3_coder"](tokenizer())  # the tools come with the request
+        result = parser.extract_tool_calls(text + "</tool_call>", request)
+        assert [json.loads(call.function.arguments) for call in result.tool_calls] == [{"n": expected, "s": "5"}]
+        streamed = []
+        for piece in text + "</tool_call>":
+            delta = parser.extract_tool_calls_streaming("", "", piece, [], [], [], request)
+            streamed += [call.function.arguments or "" for call in (delta.tool_calls if delta else [])]
+        assert json.loads("".join(streamed)) == {"n": expected, "s": "5"}

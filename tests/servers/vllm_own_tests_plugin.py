@@ -24,18 +24,44 @@ import pytest
 
 HERE = Path(__file__).resolve().parent
 
-# vLLM's name of a format, and where its class lives: what our parser stands in for.
+# vLLM's name of a format, where its class lives, and our format that stands in for it.
 VLLM_PARSERS = {
-    "hermes": ("vllm.tool_parsers.hermes_tool_parser", "Hermes2ProToolParser"),
-    "llama3_json": ("vllm.tool_parsers.llama_tool_parser", "Llama3JsonToolParser"),
-    "granite": ("vllm.tool_parsers.granite_engine_tool_parser", "GraniteEngineToolParser"),
-    "deepseek_v3": ("vllm.tool_parsers.deepseekv3_tool_parser", "DeepSeekV3ToolParser"),
-    "deepseek_v31": ("vllm.tool_parsers.deepseekv31_tool_parser", "DeepSeekV31ToolParser"),
-    "kimi_k2": ("vllm.tool_parsers.kimi_k2_tool_parser", "KimiK2ToolParser"),
+    "hermes": ("vllm.tool_parsers.hermes_tool_parser", "Hermes2ProToolParser", "hermes"),
+    "llama3_json": ("vllm.tool_parsers.llama_tool_parser", "Llama3JsonToolParser", "llama3_json"),
+    "granite": ("vllm.tool_parsers.granite_engine_tool_parser", "GraniteEngineToolParser", "granite"),
+    "deepseek_v3": ("vllm.tool_parsers.deepseekv3_tool_parser", "DeepSeekV3ToolParser", "deepseek_v3"),
+    "deepseek_v31": ("vllm.tool_parsers.deepseekv31_tool_parser", "DeepSeekV31ToolParser", "deepseek_v31"),
+    "kimi_k2": ("vllm.tool_parsers.kimi_k2_tool_parser", "KimiK2ToolParser", "kimi_k2"),
+    "qwen3_coder": ("vllm.tool_parsers.qwen3_engine_tool_parser", "Qwen3EngineToolParser", "qwen3_coder"),
+    "qwen3_xml": ("vllm.tool_parsers.qwen3_engine_tool_parser", "Qwen3EngineToolParser", "qwen3_coder"),
+    "seed_oss": ("vllm.tool_parsers.seed_oss_engine_tool_parser", "SeedOssEngineToolParser", "seed_oss"),
+    "glm45": ("vllm.tool_parsers.glm47_moe_tool_parser", "Glm47MoeModelToolParser", "glm47"),
+    "glm47": ("vllm.tool_parsers.glm47_moe_tool_parser", "Glm47MoeModelToolParser", "glm47"),
+    "minimax_m2": ("vllm.tool_parsers.minimax_m2_tool_parser", "MinimaxM2ToolParser", "minimax_m2"),
+    "deepseek_v32": ("vllm.tool_parsers.deepseekv32_engine_tool_parser", "DeepSeekV32EngineToolParser", "deepseek_v32"),
+    "gemma4": ("vllm.tool_parsers.gemma4_engine_tool_parser", "Gemma4EngineToolParser", "gemma4"),
+    "openai": ("vllm.tool_parsers.gptoss_tool_parser", "GptOssToolParser", "harmony"),
+    "pythonic": ("vllm.tool_parsers.pythonic_tool_parser", "PythonicToolParser", "pythonic"),
+    "llama4_pythonic": ("vllm.tool_parsers.llama4_pythonic_tool_parser", "Llama4PythonicToolParser", "llama4_pythonic"),
 }
 
-# Where vLLM's engine keeps a parser for a format too (its replay tests of tests/parser/engine/ build it there).
-VLLM_ENGINE_PARSERS = {"granite": ("vllm.parser.granite", "GraniteParser")}
+# Where vLLM's engine keeps a parser for a format too (its tests of tests/parser/engine/ build it there): the engine's
+# Parser class of the format, and the tool adapter over it that some of those tests build.
+VLLM_ENGINE_PARSERS = {
+    "granite": [("vllm.parser.granite", "GraniteParser")],
+    "qwen3_coder": [
+        ("vllm.parser.qwen3", "Qwen3Parser"),
+        ("vllm.parser.engine.registered_adapters", "Qwen3ParserToolAdapter"),
+    ],
+    "seed_oss": [
+        ("vllm.parser.seed_oss", "SeedOssParser"),
+        ("vllm.parser.engine.registered_adapters", "SeedOssParserToolAdapter"),
+    ],
+    "glm47": [("vllm.parser.glm47_moe", "Glm47MoeParser")],
+    "minimax_m2": [("vllm.parser.minimax_m2", "MinimaxM2Parser")],
+    "deepseek_v32": [("vllm.parser.deepseek_v32", "DeepSeekV32Parser")],
+    "gemma4": [("vllm.parser.gemma4", "Gemma4Parser")],
+}
 
 _ran_ours = False
 _outcomes: dict[str, dict[str, Any]] = {}
@@ -79,39 +105,35 @@ def _install_ours() -> None:
 
     from streaming_json.model_output import vllm as ours
 
-    for name, (module_name, class_name) in VLLM_PARSERS.items():
-        parser_class = ours.TOOL_PARSERS[name]
-        original_init = parser_class.__init__
-
-        def init(self: Any, *args: Any, _init: Any = original_init, **kwargs: Any) -> None:
-            global _ran_ours
-            _ran_ours = True
-            _init(self, *args, **kwargs)
-
-        parser_class.__init__ = init
+    wrapped: dict[str, Any] = {}
+    for name, (module_name, class_name, format_name) in VLLM_PARSERS.items():
+        parser_class = wrapped.get(format_name)
+        if parser_class is None:
+            parser_class = wrapped[format_name] = _counted(ours.TOOL_PARSERS[format_name])
+            for engine_module, engine_class in VLLM_ENGINE_PARSERS.get(format_name, ()):
+                setattr(import_module(engine_module), engine_class, parser_class)
         setattr(import_module(module_name), class_name, parser_class)
-        if name in VLLM_ENGINE_PARSERS:
-            engine_module, engine_class = VLLM_ENGINE_PARSERS[name]
-            setattr(import_module(engine_module), engine_class, parser_class)
         ToolParserManager.tool_parsers[name] = parser_class
         ToolParserManager.lazy_parsers.pop(name, None)
+
+
+def _counted(parser_class: Any) -> Any:
+    """``parser_class``, whose making says that the test running ran ours."""
+    original_init = parser_class.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        global _ran_ours
+        _ran_ours = True
+        original_init(self, *args, **kwargs)
+
+    parser_class.__init__ = init
+    return parser_class
 
 
 def pytest_configure(config: pytest.Config) -> None:
     _install_tokenizer(Path(config.rootpath))
     if os.environ.get("STREAMING_JSON_VLLM_PARSERS") == "ours":
         _install_ours()
-
-
-@pytest.hookimpl(tryfirst=True)  # before the test's fixtures are set up (they may make the parser)
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    global _ran_ours
-    # Where vLLM's engine keeps a parser for a format too (its replay tests of tests/parser/engine/ build it there).
-
-
-VLLM_ENGINE_PARSERS = {"granite": ("vllm.parser.granite", "GraniteParser")}
-
-_ran_ours = False
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
