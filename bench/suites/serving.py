@@ -62,13 +62,14 @@ def cases(fmt: Format, scale: float) -> list[Case]:
     return found
 
 
-def request() -> Any:
+def request(fmt: Format) -> Any:
+    """The request, with the tools as the producer suite gives them (schemas typing the text formats' values)."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
 
     return ChatCompletionRequest(
         model="bench",
         messages=[{"role": "user", "content": "Go."}],
-        tools=producer.tool_definitions(producer.tool_names()),
+        tools=producer.tools_of(fmt),
         tool_choice="auto",
     )
 
@@ -114,6 +115,14 @@ def results_outcomes(out: list[Optional[list[Any]]]) -> list[Outcome]:
     return outcomes
 
 
+def compared(fmt: Format, outcomes: Callable[[list[Optional[list[Any]]]], list[Outcome]]) -> Any:
+    """``outcomes``, their arguments by value where the format writes them as text (as the producer suite compares
+    them: such a format has no argument text to keep, only values)."""
+    if not fmt.typed:
+        return outcomes
+    return lambda out: [producer.canonical_outcome(got) for got in outcomes(out)]
+
+
 def runner(per_stream: Callable[[Any, Callable[[Any], Any], float], None]) -> Callable[[Case, float], Any]:
     """A contender's run: ``per_stream(stream, keep, deadline)`` for each stream; the first run of a case keeps
     what it sends (read into outcomes untimed), the later ones drop it as a server does once sent."""
@@ -134,7 +143,7 @@ def ours_contender(fmt: Format, serving: bool) -> Contender:
     from streaming_json.model_output import vllm as ours
 
     tokenizer = PieceTokenizer(fmt.special)
-    the_request = request()
+    the_request = request(fmt)
     if serving:
         from vllm.parser.parser_manager import ParserManager
 
@@ -147,7 +156,9 @@ def ours_contender(fmt: Format, serving: bool) -> Contender:
             for number, (piece, ids) in enumerate(zip(stream.pieces, stream.ids)):
                 keep(parse_delta(piece, ids, the_request, prompt, finished=number == last))
 
-        return Contender("ours-serving", runner(per_stream), ours=True, capped=False, to_value=messages_outcomes)
+        return Contender(
+            "ours-serving", runner(per_stream), ours=True, capped=False, to_value=compared(fmt, messages_outcomes)
+        )
 
     tool_parser = ours.TOOL_PARSERS[fmt.name]
 
@@ -158,7 +169,9 @@ def ours_contender(fmt: Format, serving: bool) -> Contender:
             keep(extract("", piece, piece, (), ids, ids, the_request))
         keep(parser.finish_streaming())
 
-    return Contender("ours", runner(per_stream_direct), ours=True, capped=False, to_value=messages_outcomes)
+    return Contender(
+        "ours", runner(per_stream_direct), ours=True, capped=False, to_value=compared(fmt, messages_outcomes)
+    )
 
 
 def vllm_contender(fmt: Format) -> Contender:
@@ -220,7 +233,7 @@ def floor_contender(fmt: Format) -> Contender:
             out.append(kept)
         return out
 
-    return Contender("floor", run, ours=True, capped=False, to_value=messages_outcomes)
+    return Contender("floor", run, ours=True, capped=False, to_value=compared(fmt, messages_outcomes))
 
 
 def sglang_ours_contender(fmt: Format) -> Contender:
@@ -230,7 +243,7 @@ def sglang_ours_contender(fmt: Format) -> Contender:
     from streaming_json.model_output.sglang import register
 
     register()
-    tools = [Tool.model_validate(tool) for tool in producer.tool_definitions(producer.tool_names())]
+    tools = [Tool.model_validate(tool) for tool in producer.tools_of(fmt)]
     name = "streaming_json_" + fmt.name
 
     def per_stream(stream: Any, keep: Callable[[Any], Any], deadline: float) -> None:
@@ -240,7 +253,9 @@ def sglang_ours_contender(fmt: Format) -> Contender:
             keep(parse(piece))
         keep(parser.parse_stream_end())
 
-    return Contender("sglang-ours", runner(per_stream), ours=True, capped=False, to_value=results_outcomes)
+    return Contender(
+        "sglang-ours", runner(per_stream), ours=True, capped=False, to_value=compared(fmt, results_outcomes)
+    )
 
 
 def sglang_floor_contender(fmt: Format) -> Contender:
@@ -278,7 +293,7 @@ def sglang_floor_contender(fmt: Format) -> Contender:
             out.append(kept)
         return out
 
-    return Contender("sglang-floor", run, ours=True, capped=False, to_value=results_outcomes)
+    return Contender("sglang-floor", run, ours=True, capped=False, to_value=compared(fmt, results_outcomes))
 
 
 def sglang_contender(fmt: Format) -> Contender:
@@ -314,9 +329,10 @@ def run(session: harness.Session) -> int:
     rounds = args.rounds or (1 if args.quick else ROUNDS)
     cap = args.cap or (2.0 if args.quick else CAP)
     logging.disable(logging.CRITICAL)  # the peers log every error they swallow
-    formats: Sequence[Format] = list(producer.FORMATS.values())
+    every = {**producer.FORMATS, **producer.TEXT_FORMATS}
+    formats: Sequence[Format] = list(every.values())
     if args.formats:
-        formats = [producer.FORMATS[name] for name in args.formats.split(",")]
+        formats = [every[name] for name in args.formats.split(",")]
     print(harness.environment_line(session.env))
     print()
     print(f"CPU time, medians of {rounds} interleaved rounds; peers stopped at {cap:g} s. {producer.load()}")
