@@ -537,6 +537,23 @@ def test_deepseek_v32_says_which_values_are_json(backend: ModuleType) -> None:
     assert value == {} and error.startswith("Tool call parameter 'eps' is not JSON")
 
 
+def test_a_glm_value_ends_at_its_end_marker_not_at_a_parameter_marker_inside_it(backend: ModuleType) -> None:
+    # (vLLM 0.33's GLM engine test: a file's text holds tag-like text; Qwen3's values still end at a forgotten end)
+    code = 'if a < b: print("x")  # </arg_ <arg_key>k</arg_key>\n'
+    text = (
+        "<tool_call>Write\n<arg_key>path</arg_key><arg_value>a.py</arg_value>\n"
+        f"<arg_key>content</arg_key><arg_value>{code}</arg_value>\n</tool_call>"
+    )
+    arguments, value, error = read_call(backend, "glm47", text, None)
+    assert error is None and value == {"path": "a.py", "content": code}
+    forgotten = "<tool_call>f<arg_key>a</arg_key><arg_value>1<arg_key>b</arg_key><arg_value>2</arg_value></tool_call>"
+    _, value, error = read_call(backend, "glm47", forgotten, None)
+    assert error is None and value == {"a": "1<arg_key>b</arg_key><arg_value>2"}
+    qwen = "<tool_call>\n<function=f>\n<parameter=a>\n1\n<parameter=b>\n2\n</parameter>\n</function>\n</tool_call>"
+    _, value, error = read_call(backend, "qwen3_coder", qwen, None)
+    assert error is None and value == {"a": "1", "b": "2"}
+
+
 def test_gemma4_values_by_their_syntax_or_their_schema(backend: ModuleType) -> None:
     text = '<|tool_call>call:f{n:3,s:<|"|>03106<|"|>,b:true,z:null,w:Oslo,o:{a:[1,<|"|>x, y<|"|>],b:{}}}<tool_call|>'
     arguments, value, error = read_call(backend, "gemma4", text, None)

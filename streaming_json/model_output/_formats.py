@@ -45,6 +45,10 @@ class ParameterSyntax:
     (``"true"``) or JSON (anything else, or the attribute missing: DeepSeek V3.2's ``string="false"``)."""
     value_begin: Optional[str] = None
     """A marker between the header and the value, blanks around it allowed (GLM's ``<arg_value>``)."""
+    next_parameter_ends_value: bool = True
+    """Whether ``begin`` in a value ends it, its end marker forgotten (vLLM's Qwen3 parsers forgive the forgotten
+    marker); else ``begin`` there is the value's text, which only ``end`` (or the call's end) ends (vLLM's GLM
+    engine: a value may hold ``<arg_key>``)."""
     trim: str = ""
     """A character the value sheds once at each end (Qwen3's template writes the value between two newlines:
     ``"\\n"``); the value's text is otherwise kept as written."""
@@ -325,7 +329,11 @@ for _format in (
         call_end="</tool_call>",
         header=re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL),
         parameters=ParameterSyntax(
-            begin="<arg_key>", header_end="</arg_key>", end="</arg_value>", value_begin="<arg_value>"
+            begin="<arg_key>",
+            header_end="</arg_key>",
+            end="</arg_value>",
+            value_begin="<arg_value>",
+            next_parameter_ends_value=False,
         ),
         reasoning=THINK,
         calls_end_reasoning=True,

@@ -29,7 +29,8 @@ The rules for text that breaks the format, so that nothing raises and every call
   or the section: it is content. A header that reaches no arguments marker within 1,024 characters was no call: its
   marker and text are content. A header ended by an end or begin marker is a call without arguments (an error).
 - In the text formats, a value's end marker forgotten before the next parameter or the call's end is forgiven (as
-  vLLM's and SGLang's parsers forgive it); text between parameters that is no parameter is an error of the call.
+  vLLM's and SGLang's parsers forgive it; GLM's values end at their end marker or the call's: vLLM's GLM engine
+  reads ``<arg_key>`` in a value as its text); text between parameters that is no parameter is an error of the call.
 
 Cost. Each character is read once, by the core (a call's JSON) or by ``str.find`` (markers); per piece, the layer
 makes a few calls and one or two events. Nothing is re-parsed or re-serialised: a call's arguments are parsed once,
@@ -118,7 +119,8 @@ class _Markers:
             self.between_parameters = Markers(parameters.begin, *self.stops.markers)
             self.parameter_header = Markers(parameters.header_end, *self.stops.markers)
             self.value_begin = Markers(parameters.value_begin, *self.stops.markers)
-            self.value = Markers(parameters.end, parameters.begin, *self.stops.markers)
+            next_parameter = parameters.begin if parameters.next_parameter_ends_value else None
+            self.value = Markers(parameters.end, next_parameter, *self.stops.markers)
             self.value_firsts = _firsts(self.value)
         self.output_section = Markers(*format.output_section_begin)
         literal = format.literal

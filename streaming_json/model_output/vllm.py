@@ -52,6 +52,8 @@ __all__ = [
     "TOOL_PARSERS",
     "PARSER_NAMES",
     "THINK_PARSER_NAME",
+    "REASONING_PARSERS",
+    "REASONING_PARSER_NAMES",
     "PLUGIN_FILE",
     "register",
 ]
@@ -457,6 +459,28 @@ def _parser_class(format: ToolCallFormat) -> type[StreamingJsonToolParser]:
     )
 
 
+def _reasoning_parser_class(format: ToolCallFormat) -> type[StreamingJsonThinkReasoningParser]:
+    assert format.reasoning is not None
+    if format.reasoning == (StreamingJsonThinkReasoningParser.begin, StreamingJsonThinkReasoningParser.end):
+        return StreamingJsonThinkReasoningParser
+    title = "".join(part.capitalize() for part in format.name.split("_"))
+    begin, end = format.reasoning
+    return type(
+        f"StreamingJson{title}ReasoningParser",
+        (StreamingJsonThinkReasoningParser,),
+        {"begin": begin, "end": end, "__doc__": f"The {format.name!r} format's reasoning block, {begin!r} to {end!r}."},
+    )
+
+
+REASONING_PARSERS: dict[str, type[StreamingJsonThinkReasoningParser]] = {}
+"""vLLM's ``--reasoning-parser`` names of ours and their classes: ``streaming_json_think`` for ``<think>`` blocks, and
+``streaming_json_FORMAT`` for a format whose reasoning block has markers of its own (Seed-OSS's ``<seed:think>``,
+Gemma 4's thought channel)."""
+
+REASONING_PARSER_NAMES: dict[str, str] = {}
+"""The ``--reasoning-parser`` that reads a format's reasoning block, per format name of a format that writes one
+(where the reasoning parser reads the block, the tool parser is given what follows it)."""
+
 TOOL_PARSERS: dict[str, type[StreamingJsonToolParser]] = {}
 """A ``ToolParser`` class per format name of ``FORMATS`` (aliases share their format's class)."""
 
@@ -474,9 +498,19 @@ def register() -> None:
         for name in (format.name, *format.aliases):
             TOOL_PARSERS[name] = parser_class
             PARSER_NAMES[PREFIX + name] = name
+        if format.reasoning is not None:
+            reasoning_class = _reasoning_parser_class(format)
+            reasoning_name = THINK_PARSER_NAME
+            if reasoning_class is not StreamingJsonThinkReasoningParser:
+                reasoning_name = PREFIX + format.name
+            REASONING_PARSERS[reasoning_name] = reasoning_class
+            for name in (format.name, *format.aliases):
+                REASONING_PARSER_NAMES[name] = reasoning_name
+    REASONING_PARSERS.setdefault(THINK_PARSER_NAME, StreamingJsonThinkReasoningParser)
     for name, parser_class in TOOL_PARSERS.items():
         ToolParserManager.register_module(PREFIX + name, module=parser_class)
-    ReasoningParserManager.register_module(THINK_PARSER_NAME, module=StreamingJsonThinkReasoningParser)
+    for name, reasoning_class in REASONING_PARSERS.items():
+        ReasoningParserManager.register_module(name, module=reasoning_class)
 
 
 register()
@@ -491,7 +525,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     if not args:
         print("tool parsers (--tool-call-parser):", ", ".join(sorted(PARSER_NAMES)))
-        print("reasoning parser (--reasoning-parser):", THINK_PARSER_NAME)
+        print("reasoning parsers (--reasoning-parser):", ", ".join(sorted(REASONING_PARSERS)))
         print("plugin file (--tool-parser-plugin, --reasoning-parser-plugin):")
     print(PLUGIN_FILE)
     return 0

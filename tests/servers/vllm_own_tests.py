@@ -66,24 +66,52 @@ def _each(file: str, why: str, *tests: str) -> dict[str, str]:
 
 # Why the typed formats' tests do not apply, or encode a choice of vLLM's, or need a stream change (each is listed
 # below by the test it is why for).
-_ENGINE_METHODS = (
-    "calls the engine Parser's own methods beyond a ToolParser's (parse_delta, extract_reasoning, "
-    "extract_reasoning_streaming, is_reasoning_end, extract_content_ids: the Parser reads reasoning and tools in "
-    "one); vLLM's DelegatingParser gives them over our ToolParser and a reasoning parser (test_vllm_serving.py)"
-)
 _ENGINE_STATE = (
     "reads the engine parser's private state (parser_engine_config, _engine, skip_tool_parsing, "
     "_build_extracted_result)"
+)
+_SERVING_PARSER_LACKS = (
+    "calls a method of vLLM's engine Parser that the Parser vLLM's serving layer composes over a ToolParser and a "
+    "ReasoningParser (ParserManager.get_parser's DelegatingParser, here over ours) does not have: finish_streaming, "
+    "extract_content_ids (the serving layer calls them on its engine parsers only)"
+)
+_ENGINE_CONFIG = (
+    "builds the engine Parser with its private parser_engine_config (the Gemma 4 argument-value extender on and "
+    "off) and compares the two"
+)
+_TURNS = (
+    "is_reasoning_end over a prompt's ids across chat turns (a previous turn's end marker, the template's thinking "
+    "switch in chat_template_kwargs, a call without the end marker): vLLM's engine knows the family's turn tokens; "
+    "our reasoning parser reads the last begin or end marker of the ids only"
+)
+_TEMPLATE_OPENS = (
+    "vLLM's engine for the family starts an output inside the reasoning block unless told otherwise (its template "
+    "opens it), so text without the begin marker is reasoning; ours starts there only where the output or the "
+    "prompt's ids open the block (the test gives no prompt)"
+)
+_GRANITE_LONE_OBJECT = (
+    "vLLM's Granite engine reads a lone call object after <|tool_call|> (no array) as no call; ours reads it as the "
+    "call the model wrote"
+)
+_NO_TOOLS_NO_CALLS = (
+    "the test's request has no tools, so its tool_choice is 'none' (vLLM's protocol default), and the Parser vLLM's "
+    "serving layer composes (DelegatingParser) strips the calls from every delta, as it does over vLLM's own "
+    "engine-based tool parsers; vLLM's engine Parser, driven directly, parses them anyway"
+)
+_GEMMA_BARE_THOUGHT = (
+    "vLLM's Gemma 4 engine reads an output that opens with a bare 'thought' (its <|channel> opener left out) as "
+    "reasoning; ours reads the block where its opener is written (and the request has no tools: tool_choice 'none', "
+    "whose calls the serving layer's DelegatingParser strips)"
+)
+_GEMMA_PROMPT_UNDECODABLE = (
+    "the test's mock tokenizer cannot decode the prompt's 'thought' and newline ids (arbitrary ids it decodes as "
+    "'?3000?'): our reasoning parser reads Gemma 4's opener, several tokens, from the prompt's decoded text; vLLM's "
+    "engine checks the <|channel> id alone"
 )
 _PYTHONIC_REGEX = "patches the vLLM parser's private regex (TOOL_CALL_REGEX)"
 _STRUCTURAL_TAG = (
     "asks vLLM's structural-tag registry (its constrained decoding of the format's grammar) for the parser's tag: "
     "the registry knows vLLM's parser classes, not ours, and ours leaves auto tool choice unconstrained"
-)
-_REASONING_IN_OUTPUT = (
-    "gives the engine Parser an output whose reasoning the prompt opened (text, </think>, content): the engine "
-    "reads the reasoning too; a ToolParser is given what vLLM's reasoning parser leaves (ours then keeps the "
-    "marker it does not read as content)"
 )
 _CALL_IN_ERROR_DROPPED = (
     "vLLM's whole-output path drops a call in error (malformed, cut off, or to a tool not in the request) and "
@@ -132,108 +160,6 @@ _KIMI = "tests/tool_parsers/test_kimi_k2_tool_parser.py::"
 
 NOT_APPLICABLE = {
     _LLAMA + "test_regex_timeout_handling": "patches the vLLM parser's private regex (tool_call_start_regex)",
-    **{
-        f"tests/parser/engine/test_granite.py::TestNonStreaming::{test}": (
-            "calls parse(), the engine Parser's whole-output method, which a ToolParser does not have (vLLM's "
-            "DelegatingParser gives it over ours: test_vllm_serving.py's non-streaming test)"
-        )
-        for test in (
-            "test_plain_text",
-            "test_single_tool_token_marker",
-            "test_single_tool_string_marker",
-            "test_parallel_calls_one_array",
-            "test_surrounding_text_is_content",
-            "test_arguments_before_name",
-            "test_marker_without_array_is_not_a_tool_call",
-        )
-    },
-    **_each(
-        "tests/parser/engine/test_gemma4_streaming_reasoning.py",
-        _ENGINE_METHODS,
-        "TestBareThoughtWithoutChannelOpener::test_bare_thought_larger_batches",
-        "TestBareThoughtWithoutChannelOpener::test_bare_thought_reasoning_then_tool_call",
-        "TestBareThoughtWithoutChannelOpener::test_bare_thought_token_at_end_of_stream",
-        "TestBareThoughtWithoutChannelOpener::test_normal_content_not_classified_as_reasoning",
-        "TestCommaInStringValueRegression::test_batched_streaming_comma_in_value",
-        "TestCommaInStringValueRegression::test_batched_streaming_multiple_commas",
-        "TestGemma4ArgValueExtender::test_conversions_do_not_grow_with_value_length",
-        "TestGemma4ArgValueExtender::test_matches_converter_at_every_chunking",
-        "TestGemma4ArgValueExtender::test_split_closing_delimiter",
-        "TestGemma4ArgValueExtender::test_string_value_streams_before_it_closes",
-        "TestGemma4ArgValueExtender::test_truncated_stream_matches_converter",
-        "TestGemma4ChannelLessOutputConsistency::test_streaming_channel_less_output_is_content",
-        "TestGemma4ChannelLessOutputConsistency::test_streaming_matches_non_streaming",
-        "TestGemma4IsReasoningEnd::test_is_reasoning_end",
-        "TestGemma4PreInitReasoningRobustness::test_model_emitted_channel_open_after_new_turn",
-        "TestGemma4PreInitReasoningRobustness::test_redundant_channel_open_swallowed_after_open_channel_prompt",
-        "TestGemma4PromptOpenReasoning::test_new_turn_prompt_unchanged",
-        "TestGemma4PromptOpenReasoning::test_post_reasoning_text_in_content",
-        "TestGemma4PromptOpenReasoning::test_reasoning_not_leaked_into_content",
-        "TestGemma4ReasoningTruncationWithHoldback::test_both_tool_calls_extracted",
-        "TestGemma4ReasoningTruncationWithHoldback::test_reasoning_not_truncated",
-        "TestGemma4ReasoningTruncationWithHoldback::test_tool_call_text_not_in_content",
-        "TestGemma4StreamingReasoningThenToolCall::test_reasoning_extracted",
-        "TestGemma4StreamingReasoningThenToolCall::test_tool_call_extracted",
-        "TestGemma4StreamingReasoningThenToolCall::test_tool_call_text_not_in_content",
-        "TestNonStreamingReasoningPlusToolCalls::test_both_extractions_independent",
-        "TestNonStreamingReasoningPlusToolCalls::test_extract_reasoning_from_full_text",
-    ),
-    **_each(
-        "tests/parser/engine/test_glm47_moe.py",
-        _ENGINE_METHODS,
-        "TestExtractContentIds::test_every_tool_call_after_think_end_kept",
-        "TestExtractContentIds::test_falls_back_to_first_tool_call_of_turn",
-        "TestExtractContentIds::test_falls_back_to_tool_call",
-        "TestExtractContentIds::test_no_markers_returns_input_ids",
-        "TestExtractContentIds::test_previous_turn_tool_call_ignored",
-        "TestExtractContentIds::test_think_end_wins_over_later_tool_call",
-        "TestExtractContentIds::test_thinking_disabled",
-        "TestIsReasoningEnd::test_empty_input",
-        "TestIsReasoningEnd::test_open_reasoning",
-        "TestIsReasoningEnd::test_previous_turn_think_end_ignored",
-        "TestIsReasoningEnd::test_previous_turn_tool_call_ignored",
-        "TestIsReasoningEnd::test_think_end",
-        "TestIsReasoningEnd::test_thinking_disabled",
-        "TestIsReasoningEnd::test_tool_call_without_think_end",
-        "TestStreamedToolArguments::test_conversions_do_not_grow_with_argument_length",
-        "TestStreamedToolArguments::test_long_call_streams_non_streaming_arguments",
-    ),
-    **_each(
-        "tests/parser/engine/test_minimax_m2.py",
-        _ENGINE_METHODS,
-        "TestReasoning::test_extract_content_ids_after_end_token",
-        "TestReasoning::test_extract_content_ids_without_end_token",
-        "TestReasoning::test_extract_reasoning_without_end_token",
-        "TestReasoning::test_extract_reasoning_without_start_token",
-    ),
-    **_each(
-        "tests/parser/engine/test_seed_oss.py",
-        _ENGINE_METHODS,
-        "TestSeedTurnBoundaries::test_boundary_with_thinking_disabled_is_end",
-        "TestSeedTurnBoundaries::test_replayed_reasoning_in_history_not_end",
-        "TestSeedTurnBoundaries::test_think_end_in_current_turn_is_end",
-        "test_reasoning_then_tool_call",
-        "test_streaming_think_end_and_tool_call_same_delta",
-    ),
-    **_each(
-        "tests/parser/engine/test_deepseek_v32.py",
-        _ENGINE_STATE,
-        "TestInitialState::test_always_content",
-        "TestInitialState::test_ignores_thinking_kwargs",
-        "TestStreaming::test_streaming_wrapper_unwrap_consistency",
-    ),
-    **_each(
-        "tests/parser/engine/test_gemma4_streaming_reasoning.py",
-        _ENGINE_STATE,
-        "TestAdapterExtractReasoning::test_no_reasoning_returns_none",
-        "TestAdapterExtractReasoning::test_preserves_tool_text_in_content",
-        "TestAdapterExtractReasoning::test_skip_tool_parsing_restored_after_extraction",
-    ),
-    **_each(
-        "tests/parser/engine/test_seed_oss.py",
-        _ENGINE_STATE,
-        "test_token_overrides_wired",
-    ),
     **_each(
         "tests/tool_parsers/test_llama4_pythonic_tool_parser.py",
         _PYTHONIC_REGEX,
@@ -245,11 +171,6 @@ NOT_APPLICABLE = {
         "test_regex_timeout_handling",
     ),
     **_each(
-        "tests/parser/engine/test_minimax_m2.py",
-        _REASONING_IN_OUTPUT,
-        "TestNonStreaming::test_no_tool_calls",
-    ),
-    **_each(
         "tests/tool_parsers/test_qwen3coder_tool_parser.py",
         _STRUCTURAL_TAG,
         "test_adjust_request_auto_uses_vllm_registry_structural_tag",
@@ -258,9 +179,95 @@ NOT_APPLICABLE = {
     ),
 }
 
-NOT_APPLICABLE.update(_each(_EN + "test_granite.py", _ENGINE_METHODS, "TestReplay::test_replay_scenarios"))
+NOT_APPLICABLE.update(
+    {
+        **_each(
+            _EN + "test_granite.py",
+            _SERVING_PARSER_LACKS,
+            "TestStreaming::test_incomplete_array_at_eos",
+            "TestStreaming::test_parallel_calls_chunk_invariance",
+            "TestStreaming::test_surrounding_text_streaming",
+        ),
+        **_each(
+            _EN + "test_glm47_moe.py",
+            _SERVING_PARSER_LACKS,
+            "TestExtractContentIds::test_every_tool_call_after_think_end_kept",
+            "TestExtractContentIds::test_falls_back_to_first_tool_call_of_turn",
+            "TestExtractContentIds::test_falls_back_to_tool_call",
+            "TestExtractContentIds::test_no_markers_returns_input_ids",
+            "TestExtractContentIds::test_previous_turn_tool_call_ignored",
+            "TestExtractContentIds::test_think_end_wins_over_later_tool_call",
+            "TestExtractContentIds::test_thinking_disabled",
+        ),
+        **_each(
+            _EN + "test_minimax_m2.py",
+            _SERVING_PARSER_LACKS,
+            "TestReasoning::test_extract_content_ids_after_end_token",
+            "TestReasoning::test_extract_content_ids_without_end_token",
+        ),
+        **_each(
+            _EN + "test_deepseek_v32.py",
+            _SERVING_PARSER_LACKS,
+            "TestStreaming::test_streaming_wrapper_unwrap_consistency",
+        ),
+        **_each(_EN + "test_seed_oss.py", _ENGINE_STATE, "test_token_overrides_wired"),
+        **_each(
+            _EN + "test_gemma4_streaming_reasoning.py",
+            _GEMMA_PROMPT_UNDECODABLE,
+            "TestGemma4PromptOpenReasoning::test_reasoning_not_leaked_into_content",
+        ),
+        **_each(
+            _EN + "test_deepseek_v32.py",
+            _ENGINE_STATE,
+            "TestInitialState::test_always_content",
+            "TestInitialState::test_ignores_thinking_kwargs",
+        ),
+        **_each(
+            _EN + "test_gemma4_streaming_reasoning.py",
+            _ENGINE_STATE,
+            "TestAdapterExtractReasoning::test_no_reasoning_returns_none",
+            "TestAdapterExtractReasoning::test_preserves_tool_text_in_content",
+            "TestAdapterExtractReasoning::test_skip_tool_parsing_restored_after_extraction",
+        ),
+        **_each(
+            _EN + "test_gemma4_streaming_reasoning.py",
+            _ENGINE_CONFIG,
+            "TestGemma4ArgValueExtender::test_split_closing_delimiter",
+            "TestGemma4ArgValueExtender::test_string_value_streams_before_it_closes",
+            "TestGemma4ArgValueExtender::test_truncated_stream_matches_converter",
+        ),
+    }
+)
 
 VLLM_CHOICES = {
+    **_each(
+        _EN + "test_gemma4_streaming_reasoning.py",
+        _NO_TOOLS_NO_CALLS,
+        "TestCommaInStringValueRegression::test_batched_streaming_comma_in_value",
+        "TestCommaInStringValueRegression::test_batched_streaming_multiple_commas",
+        "TestGemma4PromptOpenReasoning::test_new_turn_prompt_unchanged",
+        "TestGemma4ReasoningTruncationWithHoldback::test_both_tool_calls_extracted",
+        "TestGemma4StreamingReasoningThenToolCall::test_tool_call_extracted",
+    ),
+    **_each(
+        _EN + "test_gemma4_streaming_reasoning.py",
+        _GEMMA_BARE_THOUGHT,
+        "TestBareThoughtWithoutChannelOpener::test_bare_thought_larger_batches",
+        "TestBareThoughtWithoutChannelOpener::test_bare_thought_reasoning_then_tool_call",
+        "TestBareThoughtWithoutChannelOpener::test_bare_thought_token_at_end_of_stream",
+    ),
+    **_each(
+        _EN + "test_minimax_m2.py",
+        _TEMPLATE_OPENS,
+        "TestNonStreaming::test_no_tool_calls",
+        "TestReasoning::test_extract_reasoning_without_end_token",
+        "TestReasoning::test_extract_reasoning_without_start_token",
+    ),
+    **_each(_EN + "test_seed_oss.py", _TEMPLATE_OPENS, "test_streaming_think_end_and_tool_call_same_delta"),
+    **_each(_EN + "test_granite.py", _BLANKS_DROPPED, "TestNonStreaming::test_surrounding_text_is_content"),
+    **_each(
+        _EN + "test_granite.py", _GRANITE_LONE_OBJECT, "TestNonStreaming::test_marker_without_array_is_not_a_tool_call"
+    ),
     "tests/tool_parsers/test_deepseekv31_tool_parser.py::test_extract_tool_calls_with_multiple_tools": (
         "asserts that the text after the tool section is dropped; ours gives it as content (issue 20 counts dropped "
         "content as a loss)"
@@ -379,6 +386,28 @@ VLLM_CHOICES = {
 }
 
 STREAM_NEEDS = {
+    **_each(
+        _EN + "test_seed_oss.py",
+        _TURNS,
+        *(
+            f"TestSeedTurnBoundaries::test_{t}"
+            for t in ("boundary_with_thinking_disabled_is_end", "replayed_reasoning_in_history_not_end")
+        ),
+    ),
+    **_each(
+        _EN + "test_glm47_moe.py",
+        _TURNS,
+        "TestIsReasoningEnd::test_previous_turn_think_end_ignored",
+        "TestIsReasoningEnd::test_thinking_disabled",
+        "TestIsReasoningEnd::test_tool_call_without_think_end",
+    ),
+    **_each(
+        _EN + "test_gemma4_streaming_reasoning.py",
+        _TURNS,
+        "TestGemma4IsReasoningEnd::test_is_reasoning_end[ids1-True-True]",
+        "TestGemma4IsReasoningEnd::test_is_reasoning_end[ids4-True-False]",
+        "TestGemma4IsReasoningEnd::test_is_reasoning_end[ids5-False-True]",
+    ),
     _KIMI + "TestExtractToolCalls::test_invalid_funcall_id_skipped": (
         "a call whose header is not functions.NAME:IDX must be no call (the stream reads invalid.0 as the name)"
     ),

@@ -46,21 +46,35 @@ VLLM_PARSERS = {
 }
 
 # Where vLLM's engine keeps a parser for a format too (its tests of tests/parser/engine/ build it there): the engine's
-# Parser class of the format, and the tool adapter over it that some of those tests build.
+# Parser classes of the format (in its module and in registered_adapters, which the replay harness's trace builder
+# imports them from), in whose place goes the Parser vLLM's serving layer composes over ours
+# (ParserManager.get_parser: a DelegatingParser over our ToolParser and the reasoning parser of ours that reads the
+# format's reasoning block); and the tool adapters over them that some of those tests build, in whose place goes our
+# ToolParser.
 VLLM_ENGINE_PARSERS = {
-    "granite": [("vllm.parser.granite", "GraniteParser")],
-    "qwen3_coder": [
-        ("vllm.parser.qwen3", "Qwen3Parser"),
-        ("vllm.parser.engine.registered_adapters", "Qwen3ParserToolAdapter"),
-    ],
+    "granite": [("vllm.parser.granite", "GraniteParser"), ("vllm.parser.engine.registered_adapters", "GraniteParser")],
+    "qwen3_coder": [("vllm.parser.qwen3", "Qwen3Parser"), ("vllm.parser.engine.registered_adapters", "Qwen3Parser")],
     "seed_oss": [
         ("vllm.parser.seed_oss", "SeedOssParser"),
-        ("vllm.parser.engine.registered_adapters", "SeedOssParserToolAdapter"),
+        ("vllm.parser.engine.registered_adapters", "SeedOssParser"),
     ],
-    "glm47": [("vllm.parser.glm47_moe", "Glm47MoeParser")],
-    "minimax_m2": [("vllm.parser.minimax_m2", "MinimaxM2Parser")],
-    "deepseek_v32": [("vllm.parser.deepseek_v32", "DeepSeekV32Parser")],
-    "gemma4": [("vllm.parser.gemma4", "Gemma4Parser")],
+    "glm47": [
+        ("vllm.parser.glm47_moe", "Glm47MoeParser"),
+        ("vllm.parser.engine.registered_adapters", "Glm47MoeParser"),
+    ],
+    "minimax_m2": [
+        ("vllm.parser.minimax_m2", "MinimaxM2Parser"),
+        ("vllm.parser.engine.registered_adapters", "MinimaxM2Parser"),
+    ],
+    "deepseek_v32": [
+        ("vllm.parser.deepseek_v32", "DeepSeekV32Parser"),
+        ("vllm.parser.engine.registered_adapters", "DeepSeekV32Parser"),
+    ],
+    "gemma4": [("vllm.parser.gemma4", "Gemma4Parser"), ("vllm.parser.engine.registered_adapters", "Gemma4Parser")],
+}
+VLLM_TOOL_ADAPTERS = {
+    "qwen3_coder": [("vllm.parser.engine.registered_adapters", "Qwen3ParserToolAdapter")],
+    "seed_oss": [("vllm.parser.engine.registered_adapters", "SeedOssParserToolAdapter")],
 }
 
 _ran_ours = False
@@ -105,16 +119,58 @@ def _install_ours() -> None:
 
     from streaming_json.model_output import vllm as ours
 
+    # vLLM's registered_adapters module makes its adapters over the engine's classes when it is imported: it is
+    # imported before any of them is replaced (else it would make them over ours)
+    for places in (*VLLM_ENGINE_PARSERS.values(), *VLLM_TOOL_ADAPTERS.values()):
+        for module_name, _ in places:
+            import_module(module_name)
     wrapped: dict[str, Any] = {}
     for name, (module_name, class_name, format_name) in VLLM_PARSERS.items():
         parser_class = wrapped.get(format_name)
         if parser_class is None:
             parser_class = wrapped[format_name] = _counted(ours.TOOL_PARSERS[format_name])
-            for engine_module, engine_class in VLLM_ENGINE_PARSERS.get(format_name, ()):
-                setattr(import_module(engine_module), engine_class, parser_class)
+            for adapter_module, adapter_class in VLLM_TOOL_ADAPTERS.get(format_name, ()):
+                setattr(import_module(adapter_module), adapter_class, parser_class)
+            if format_name in VLLM_ENGINE_PARSERS:
+                composed = _composed(ours, format_name)
+                for engine_module, engine_class in VLLM_ENGINE_PARSERS[format_name]:
+                    setattr(import_module(engine_module), engine_class, composed)
         setattr(import_module(module_name), class_name, parser_class)
         ToolParserManager.tool_parsers[name] = parser_class
         ToolParserManager.lazy_parsers.pop(name, None)
+
+
+def _composed(ours: Any, format_name: str) -> Any:
+    """The Parser vLLM's serving layer makes for ``vllm serve --enable-auto-tool-choice --tool-call-parser
+    streaming_json_FORMAT`` (with ``--reasoning-parser`` ours for the format's reasoning block, where it has one),
+    made as the engine's Parser is: ``(tokenizer, tools=None, **kwargs)``."""
+    from vllm.parser.parser_manager import ParserManager
+
+    parser_class = ParserManager.get_parser(
+        tool_parser_name=ours.PREFIX + format_name,
+        reasoning_parser_name=ours.REASONING_PARSER_NAMES.get(format_name),
+        enable_auto_tools=True,
+    )
+    assert parser_class is not None
+
+    parsers = {
+        "reasoning_parser_cls": parser_class.reasoning_parser_cls,
+        "tool_parser_cls": parser_class.tool_parser_cls,
+    }
+
+    def init(self: Any, tokenizer: Any, tools: Any = None, *args: Any, **kwargs: Any) -> None:
+        global _ran_ours
+        _ran_ours = True
+        for name, value in parsers.items():  # (a test that makes vLLM's adapters over the class sets them)
+            setattr(type(self), name, value)
+        parser_class.__init__(self, tokenizer, tools, *args, **kwargs)
+
+    def parse(self: Any, model_output: str, request: Any, enable_auto_tools: bool = True, **kwargs: Any) -> Any:
+        """As the serving layer calls it under ``--enable-auto-tool-choice`` (the engine's parse reads tools always)."""
+        return parser_class.parse(self, model_output, request, enable_auto_tools, **kwargs)
+
+    title = "".join(part.capitalize() for part in format_name.split("_"))
+    return type(f"StreamingJson{title}Parser", (parser_class,), {"__init__": init, "parse": parse})
 
 
 def _counted(parser_class: Any) -> Any:
