@@ -5,7 +5,9 @@ build it (and fail: vLLM's build needs CUDA's toolchain), so the link is found b
 pip's own configuration (its config files, ``PIP_*`` variables, the index and find-links they name): the same
 candidates ``pip download`` would pick from, and the same session (certificates, proxies, retries). The archive is
 checked against the hash the index gives, and unpacked into the environment's own folder (``sys.prefix``), which no
-commit carries and ``make clean`` removes; a second run reads it from there.
+commit carries and ``make clean`` removes; a second run reads it from there. The download runs in a child process
+(this file run as a script): importing pip's internals in the test process would warn there (setuptools' distutils
+shim, in a fresh environment), and warnings are errors in the tests.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import shutil
+import subprocess
 import sys
 import tarfile
 from pathlib import Path
@@ -38,6 +41,15 @@ def _find_link(project: str, version: str) -> object:
 
 
 def _download(project: str, version: str, into: Path) -> Path:
+    """The sdist of ``project==version`` downloaded into ``into``, by this file run as a script."""
+    command = [sys.executable, "-W", "ignore", __file__, project, version, str(into)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise RuntimeError(f"the download of {project}=={version}'s sdist failed:\n{done.stderr[-3000:]}")
+    return Path(done.stdout.strip().splitlines()[-1])
+
+
+def _download_here(project: str, version: str, into: Path) -> Path:
     link, session, cleanup = _find_link(project, version)  # type: ignore[misc]
     with cleanup:
         target = into / link.filename
@@ -79,3 +91,7 @@ def unpacked_sdist(project: str, version: str, only: tuple[str, ...] = ("tests/"
     shutil.rmtree(staging)
     done.touch()
     return root
+
+
+if __name__ == "__main__":
+    print(_download_here(sys.argv[1], sys.argv[2], Path(sys.argv[3])))
