@@ -59,6 +59,15 @@ from ._values import bare_word_json, gemma_literal_json, python_literal_json, ty
 __all__ = ["ModelOutputStream"]
 
 _BLANKS = " \t\n\r"
+_NOT_BLANK = re.compile(r"[^ \t\n\r]")
+
+
+def _skip_blanks(text: str, position: int) -> int:
+    """The position of the first character at or after ``position`` that is not a blank (``len(text)`` if none)."""
+    found = _NOT_BLANK.search(text, position)
+    return len(text) if found is None else found.start()
+
+
 _ROOT_PATHS = ((),)
 _HEADER_LIMIT = 1024
 _new = tuple.__new__  # builds an event without a Python-level __new__: every piece's events are made here
@@ -496,8 +505,7 @@ class ModelOutputStream:
     def _read_content(self, text: str, position: int) -> int:
         if not self._content_started and (self.format.bare_json_start or self.format.output_section_begin):
             start = position
-            while position < len(text) and text[position] in _BLANKS:
-                position += 1
+            position = _skip_blanks(text, position)
             if position == len(text):
                 self._held = text[start:]  # blank so far: the calls may still start the output
                 return position
@@ -625,8 +633,7 @@ class ModelOutputStream:
 
     def _read_before_json(self, text: str, position: int) -> int:
         length = len(text)
-        while position < length and text[position] in _BLANKS:
-            position += 1
+        position = _skip_blanks(text, position)
         if position < length:
             self._begin_json(text[position])
         return position
@@ -864,8 +871,7 @@ class ModelOutputStream:
             self._after_call()
             return position
         length = len(text)
-        while position < length and text[position] in _BLANKS:
-            position += 1
+        position = _skip_blanks(text, position)
         if position == length:
             return position
         marker = self._marker_at(self._markers.after_json, text, position)
@@ -1008,8 +1014,7 @@ class ModelOutputStream:
 
     def _read_between_parameters(self, text: str, position: int) -> int:
         length = len(text)
-        while position < length and text[position] in _BLANKS:
-            position += 1
+        position = _skip_blanks(text, position)
         if position == length:
             return position
         markers = self._markers.between_parameters
@@ -1074,8 +1079,7 @@ class ModelOutputStream:
 
     def _read_before_value(self, text: str, position: int) -> int:
         length = len(text)
-        while position < length and text[position] in _BLANKS:
-            position += 1
+        position = _skip_blanks(text, position)
         if position == length:
             return position
         marker = self._marker_at(self._markers.value_begin, text, position)
@@ -1161,8 +1165,7 @@ class ModelOutputStream:
         literal = self._literal
         assert literal is not None
         length = len(text)
-        while position < length and text[position] in _BLANKS:
-            position += 1
+        position = _skip_blanks(text, position)
         if position == length:
             return position
         quote = self._marker_at(self._markers.quotes, text, position, longest=True)
@@ -1240,8 +1243,7 @@ class ModelOutputStream:
         literal = self._literal
         assert literal is not None
         length = len(text)
-        while position < length and text[position] in _BLANKS:
-            position += 1
+        position = _skip_blanks(text, position)
         if position == length:
             return position
         if text[position] == "," or text.startswith(literal.end, position):
