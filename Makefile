@@ -43,7 +43,7 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # _version.py: the installed metadata carries the version, so a new one reinstalls.
-$(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_version.py streaming_json/_core.pyx streaming_json/_core.pxd
+$(STAMP): $(BIN)/python setup.py pyproject.toml streaming_json/_version.py streaming_json/_core.pyx streaming_json/_core.pxd streaming_json/model_output/_relay.pyx
 	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.1,<4" wheel
 	$(BIN)/python -m pip install --quiet --no-build-isolation -e '.[test,lint,wheels]'
 	$(BIN)/python -c 'import streaming_json as s; print("streaming_json backend:", s.BACKEND)'
@@ -65,7 +65,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	@# cython-lint runs pycodestyle by name: the venv's must be on PATH.
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint streaming_json/_core.pyx streaming_json/_core.pxd
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/cython-lint streaming_json/_core.pyx streaming_json/_core.pxd \
+		streaming_json/model_output/_relay.pyx
 
 test: lint docs wheels $(NODE_TESTS_STAMP)
 	$(WHEELHOUSE) STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
@@ -161,7 +162,7 @@ $(REFERENCE_STAMP): $(BENCH_STAMP)
 # vLLM's and SGLang's own tool parsers get an environment of their own (bench/producer-requirements.txt says what and
 # why): both pin releases of torch and openai that agree with nothing else here, so every package is pinned there and
 # installed with --no-deps, torch as the CPU build.
-$(PRODUCER_STAMP): bench/producer-requirements.txt setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
+$(PRODUCER_STAMP): bench/producer-requirements.txt setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd streaming_json/model_output/_relay.pyx
 	$(PYTHON) -m venv $(PRODUCER_VENV)
 	$(PRODUCER_VENV)/bin/python -m pip install --quiet --upgrade pip "setuptools>=77" "Cython>=3.1,<4" wheel
 	$(PRODUCER_VENV)/bin/python -m pip install --quiet --no-deps -r bench/producer-requirements.txt
@@ -176,7 +177,7 @@ bench-producer: $(PRODUCER_STAMP)
 
 # The servers' tier gets the producer environment's pins (tests/servers/requirements.txt includes them) and pytest,
 # in an environment of its own: vLLM and SGLang installed as they ship, with --no-deps, torch's CPU build.
-$(SERVERS_STAMP): tests/servers/requirements.txt bench/producer-requirements.txt setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd
+$(SERVERS_STAMP): tests/servers/requirements.txt bench/producer-requirements.txt setup.py pyproject.toml streaming_json/_core.pyx streaming_json/_core.pxd streaming_json/model_output/_relay.pyx
 	$(PYTHON) -m venv $(SERVERS_VENV)
 	$(SERVERS_VENV)/bin/python -m pip install --quiet --upgrade pip "setuptools>=77" "Cython>=3.1,<4" wheel
 	$(SERVERS_VENV)/bin/python -m pip install --quiet --no-deps -r tests/servers/requirements.txt
@@ -197,7 +198,9 @@ fuzz: $(STAMP)
 annotate: $(BIN)/python
 	$(BIN)/python -m pip install --quiet "setuptools>=77" "Cython>=3.1,<4"
 	$(BIN)/python -m cython -3 --annotate streaming_json/_core.pyx -o streaming_json/_core.c
-	@echo "annotated HTML: streaming_json/_core.html"
+	$(BIN)/python -m cython -3 --annotate -I . streaming_json/model_output/_relay.pyx \
+		-o streaming_json/model_output/_relay.c
+	@echo "annotated HTML: streaming_json/_core.html, streaming_json/model_output/_relay.html"
 
 clean:
 	rm -rf $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) $(SERVERS_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html

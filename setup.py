@@ -5,9 +5,10 @@ which is slow and untested here, so they install the pure backend, which their J
 and multidict do). Set ``STREAMING_JSON_NO_EXTENSIONS=1`` to skip compiling on CPython too; where compiling fails, the
 install falls back to the pure backend with one warning line.
 
-The source model: a git checkout has only ``_core.pyx`` and needs Cython to build the core (``pyproject.toml``
-requires it on CPython). An sdist carries ``_core.pyx`` and the C that Cython generated from it, so that it builds
-with a C compiler alone; ``sdist`` refuses to make one without that C (``tests/test_build.py`` checks both).
+The compiled modules are the core (``_core.pyx``) and the model-output layer's fast paths (``_relay.pyx``). The
+source model: a git checkout has only the ``.pyx`` files and needs Cython to build them (``pyproject.toml`` requires
+it on CPython). An sdist carries them and the C that Cython generated from them, so that it builds with a C compiler
+alone; ``sdist`` refuses to make one without that C (``tests/test_build.py`` checks both).
 """
 
 from __future__ import annotations
@@ -22,11 +23,19 @@ from setuptools.command.build_ext import build_ext
 from setuptools.command.sdist import sdist
 
 HERE = Path(__file__).parent
-CORE = HERE / "streaming_json" / "_core"
+# The compiled modules: the core, and the model-output layer's per-piece fast paths (which cimport the core). Each
+# has a pure-Python twin that is used where it is not built.
+COMPILED = ("streaming_json._core", "streaming_json.model_output._relay")
+
+
+def _source(module: str, suffix: str) -> Path:
+    return HERE.joinpath(*module.split(".")).with_suffix(suffix)
 
 
 class OptionalBuildExt(build_ext):
     """A build_ext that falls back to the pure-Python backend, with one warning line, when compiling fails."""
+
+    warned = False
 
     def run(self) -> None:
         try:
@@ -40,8 +49,11 @@ class OptionalBuildExt(build_ext):
         except Exception as error:
             self._warn_fallback(error)
 
-    @staticmethod
-    def _warn_fallback(error: BaseException) -> None:
+    @classmethod
+    def _warn_fallback(cls, error: BaseException) -> None:
+        if cls.warned:  # (the next module failed the same way)
+            return
+        cls.warned = True
         reason = str(error).splitlines()[0] if str(error) else type(error).__name__
         sys.stderr.write(
             f"WARNING: streaming_json: the compiled core could not be built ({reason}); "
@@ -53,11 +65,12 @@ class SdistWithGeneratedC(sdist):
     """An sdist that carries the generated C (``_extensions()`` has Cython write it), or none at all."""
 
     def run(self) -> None:
-        if not CORE.with_suffix(".c").exists():
-            raise SystemExit(
-                "error: streaming_json/_core.c is missing, and an sdist must carry it: make the sdist on CPython "
-                "with Cython installed and without STREAMING_JSON_NO_EXTENSIONS"
-            )
+        for module in COMPILED:
+            if not _source(module, ".c").exists():
+                raise SystemExit(
+                    f"error: {_source(module, '.c').relative_to(HERE)} is missing, and an sdist must carry it: make "
+                    "the sdist on CPython with Cython installed and without STREAMING_JSON_NO_EXTENSIONS"
+                )
         super().run()
 
 
@@ -66,19 +79,17 @@ def _extensions() -> list[Extension]:
         return []
     if os.environ.get("STREAMING_JSON_NO_EXTENSIONS", "") not in ("", "0"):
         return []
-    pyx = CORE.with_suffix(".pyx")
-    generated_c = CORE.with_suffix(".c")
-    if not pyx.exists() and not generated_c.exists():
+    if not all(_source(module, ".pyx").exists() or _source(module, ".c").exists() for module in COMPILED):
         return []
     try:
         from Cython.Build import cythonize
     except ImportError:
-        if not generated_c.exists():
+        if not all(_source(module, ".c").exists() for module in COMPILED):
             return []
-        return [Extension("streaming_json._core", [str(generated_c.relative_to(HERE))])]
+        return [Extension(module, [str(_source(module, ".c").relative_to(HERE))]) for module in COMPILED]
     annotate = os.environ.get("STREAMING_JSON_ANNOTATE", "") not in ("", "0")
     return cythonize(
-        [Extension("streaming_json._core", [str(pyx.relative_to(HERE))])],
+        [Extension(module, [str(_source(module, ".pyx").relative_to(HERE))]) for module in COMPILED],
         annotate=annotate,
         quiet=True,
     )

@@ -176,8 +176,9 @@ def test_each_wheel_carries_every_file_of_the_package(wheelhouse: Path, kind: st
     wheel = _compiled_wheel(wheelhouse) if kind == "compiled" else _pure_wheel(wheelhouse)
     with zipfile.ZipFile(wheel) as archive:
         carried = {name for name in archive.namelist() if name.startswith("streaming_json/") and name[-1] != "/"}
-    cores = {name for name in carried if name.startswith("streaming_json/_core.") and name.endswith(".so")}
-    assert len(cores) == (1 if kind == "compiled" else 0), sorted(cores)
+    cores = {name for name in carried if name.endswith(".so")}
+    compiled = {"streaming_json/_core.", "streaming_json/model_output/_relay."}  # the core and the layer's fast paths
+    assert {name[: name.index(".") + 1] for name in cores} == (compiled if kind == "compiled" else set()), sorted(cores)
     assert carried - cores == _package_files(), (
         f"missing: {sorted(_package_files() - carried)}, extra: {sorted(carried - cores - _package_files())}"
     )
@@ -243,6 +244,8 @@ def test_the_sdist_carries_the_generated_c_and_builds_without_cython(wheelhouse:
         "_core.pyx",
         "_core.pxd",
         "_core.pyi",
+        "model_output/_relay.c",
+        "model_output/_relay.pyx",
         "py.typed",
         "_version.py",
         "data/sample_tool_call.json",
@@ -255,10 +258,11 @@ def test_the_sdist_carries_the_generated_c_and_builds_without_cython(wheelhouse:
     has = "import importlib.util as u; print([u.find_spec(m) is not None for m in ('setuptools', 'Cython')])"
     assert _run([str(python), "-c", has], tmp_path, env).strip() == "[True, False]"
     log = _run([*_pip(python), "install", "-v", "--no-build-isolation", "--no-deps", str(sdist)], tmp_path, env)
-    assert "building 'streaming_json._core' extension" in log and "WARNING: streaming_json:" not in log, log[-3000:]
+    for module in ("streaming_json._core", "streaming_json.model_output._relay"):
+        assert f"building '{module}' extension" in log and "WARNING: streaming_json:" not in log, log[-3000:]
     assert "would be ignored" not in log, log[-3000:]  # setuptools: a folder with package data is not a package
-    output = _run([str(python), "-c", "import streaming_json as s; print(s.BACKEND)"], tmp_path)
-    assert output.strip() == "cython"
+    check = "import streaming_json as s; from streaming_json.model_output import _relay; print(s.BACKEND)"
+    assert _run([str(python), "-c", check], tmp_path).strip() == "cython"
 
 
 @cpython_only("elsewhere no build compiles (test_other_interpreters_build_the_pure_backend_without_trying_to_compile)")
@@ -288,6 +292,8 @@ def _source_copy(tmp_path: Path) -> Path:
         "*.so",
         "_core.c",
         "_core.html",
+        "_relay.c",
+        "_relay.html",
         "__pycache__",
         ".git",
         ".pytest_cache",

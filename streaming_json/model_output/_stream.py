@@ -35,7 +35,8 @@ The rules for text that breaks the format, so that nothing raises and every call
 Cost. Each character is read once, by the core (a call's JSON) or by ``str.find`` (markers); per piece, the layer
 makes a few calls and one or two events. Nothing is re-parsed or re-serialised: a call's arguments are parsed once,
 strictly, when it ends. The common pieces (more of one call's JSON arguments, more of one string value's text) take
-``feed``'s two fast paths, the one place a compiled twin of this layer would start (issue 33).
+the relay's fast paths (``_relay_pure.py``, compiled in ``_relay.pyx``): a piece that continues what the last one
+left open, holding no character that could end it, is read without the places above.
 """
 
 from __future__ import annotations
@@ -46,15 +47,22 @@ import random
 import re
 import unicodedata
 from json.encoder import encode_basestring as _escape  # C's c_encode_basestring: a string's JSON, quotes included
-from typing import Any, Callable, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Optional, Union
 
 from .._backend import StreamingJsonParser
 from .._repair import parse_tool_call_arguments
 from ._events import ArgumentsDelta, ContentDelta, ModelOutputEvent, ReasoningDelta, ToolCallEnd, ToolCallStart
 from ._formats import FORMATS, LiteralSyntax, ParameterSyntax, ToolCallFormat
 from ._markers import Markers
+from ._relay_pure import Relay as _PureRelay
 from ._schemas import STRING, ToolSchemas, describe_types
 from ._values import bare_word_json, gemma_literal_json, python_literal_json, typed_json
+
+try:  # feed's fast paths compiled, for the compiled core's parser (built beside it)
+    from ._relay import COMPILED_PARSER as _COMPILED_PARSER
+    from ._relay import Relay as _CompiledRelay
+except ImportError:  # no compiled core: every stream takes the pure relay
+    _COMPILED_PARSER = _CompiledRelay = None
 
 __all__ = ["ModelOutputStream"]
 
@@ -75,14 +83,6 @@ _new = tuple.__new__  # builds an event without a Python-level __new__: every pi
 # How a value of the text formats is read: streamed out as JSON string content, kept whole to be typed when it ends
 # (raw text by its schema; JSON as written; a Python or Gemma literal), or dropped (a value without a name).
 _STREAM, _TYPED, _JSON, _PYTHON, _GEMMA, _DISCARD = "stream", "typed", "json", "python", "gemma", "discard"
-
-
-def _holds_any(text: str, chars: str) -> bool:
-    """Whether ``text`` holds any of ``chars`` (a loop: ``any()`` over a generator costs a frame more a piece)."""
-    for char in chars:  # noqa: SIM110
-        if char in text:
-            return True
-    return False
 
 
 _random_ids = random.Random()  # seeded from the system's entropy; a call id must be unique, not secret
@@ -178,7 +178,23 @@ class _Call:
         self.keys: set[str] = set()  # the text formats: the parameters given so far
 
 
-class ModelOutputStream:
+class _FeedSlot:
+    """Where a stream keeps its ``feed``: its relay's own (``ModelOutputStream.__init__`` sets it). A slot is a data
+    descriptor of the type, found before the instance's dict is looked in: ``stream.feed(piece)`` costs a piece what
+    a method call does, and no Python frame runs before the relay's. A subclass's own ``feed`` comes first in its
+    type, as any method's does, and ``super().feed`` is the relay's."""
+
+    __slots__ = {"feed": "Read the next piece of the output (``str``, or UTF-8 bytes); return the events it completed."}
+
+    if TYPE_CHECKING:
+
+        def feed(self, text: Union[str, bytes, bytearray, memoryview]) -> list[ModelOutputEvent]: ...
+
+
+_FEED = _FeedSlot.__dict__["feed"]
+
+
+class ModelOutputStream(_FeedSlot):
     """A model's raw output, fed in pieces, as events: content, reasoning, and tool calls whose argument deltas are
     exactly the JSON the model wrote (or, for the formats that write arguments as text, the JSON of the values the
     text holds, typed by the tools' schemas).
@@ -264,11 +280,9 @@ class ModelOutputStream:
         self._call_depth = 0  # 0: the JSON is one call (or its arguments); 1: an array of calls
         self._element: Any = None  # in an array of calls: the index of the call object being read
         self._arguments_end_seen = False
-        # The call whose arguments stream as source text now, and the path object of their source changes; and what
-        # feed's fast path needs to continue them, set after each piece where the next one may take it.
+        # The call whose arguments stream as source text now, and the path object of their source changes.
         self._streaming_call: Optional[_Call] = None
         self._streaming_path: Any = None
-        self._fast: Optional[tuple[Callable[[str], list[Any]], Any, str, Callable[[str], None], int]] = None
         # The text formats' value being read: its key and types, how it is read, its text where it is kept whole,
         # and the trimming rule's state (the first character is read; a trailing newline is held back).
         self._value_key = ""
@@ -277,12 +291,14 @@ class ModelOutputStream:
         self._value_parts: list[str] = []
         self._value_trim = ""
         self._value_started = False
-        self._trim_held = False
         self._quote = ""  # the quote that closes the literal string being read
         self._scan_depth = 0  # in a literal's nested value: how deep, and the quote of the string it is in
         self._scan_quote: Optional[str] = None
-        # What feed's fast path needs to continue a string value's text, set after each piece where it may.
-        self._fast_text: Optional[tuple[str, str, int, Callable[[str], None], str]] = None
+        # feed's fast paths, armed after each piece for the next (_settle); the trimming rule's held newline is its.
+        self._relay = (_CompiledRelay if self._parser_class is _COMPILED_PARSER else _PureRelay)(
+            self._feed_general, self._feed_json_changes
+        )
+        _FEED.__set__(self, self._relay.feed)  # (into the slot, whatever a subclass defines)
         if reasoning_open:
             self._read_place = self._read_reasoning
         elif format.channels is not None:
@@ -295,52 +311,8 @@ class ModelOutputStream:
         """How many tool calls have started."""
         return self._calls
 
-    def feed(self, text: Union[str, bytes, bytearray, memoryview]) -> list[ModelOutputEvent]:
-        """Read the next piece of the output; return the events it completed, in order."""
-        # The hot path: the two common pieces, each with no character in it that could end what it continues.
-        fast = self._fast
-        if fast is not None and type(text) is str:
-            # More of a call's JSON arguments. One append, one event, in the list the parser returned. (Nothing is
-            # held back, and after finish() no call streams.)
-            append, path, first, keep, index = fast
-            if first not in text:
-                changes: list[Any] = append(text)
-                try:
-                    (change,) = changes
-                except ValueError:  # several changes, or none: the general path reads them
-                    pass
-                else:
-                    # A lone change of the arguments' path is more of them: where they end, the parser also
-                    # reports their value whole or the root's end (see _begin_json).
-                    if change.path is path:
-                        piece = change.text
-                        keep(piece)
-                        changes[0] = _new(ArgumentsDelta, (index, piece))
-                        return changes
-                self._events = []
-                self._read(text, self._read_json_changes(changes, len(text)))
-                return self._settle()
-        run = self._fast_text
-        if run is not None and type(text) is str:
-            # More of a string value's text: it goes out as JSON string content, less a newline the format's
-            # trimming may shed at the value's end.
-            first, second, index, keep, trim = run
-            if first not in text and second not in text:
-                if trim:
-                    held = self._trim_held
-                    if held:
-                        text = trim + text
-                    if text[-1:] == trim:
-                        text = text[:-1]
-                        if not held:
-                            self._trim_held = True
-                    elif held:
-                        self._trim_held = False
-                if not text:
-                    return []
-                piece = _escape(text)[1:-1]
-                keep(piece)
-                return [_new(ArgumentsDelta, (index, piece))]
+    def _feed_general(self, text: Union[str, bytes, bytearray, memoryview]) -> list[ModelOutputEvent]:
+        """Read a piece the relay's fast paths did not take, place by place."""
         if self._finished:
             raise ValueError("feed() after finish(): the output has ended")
         if type(text) is not str:
@@ -348,26 +320,31 @@ class ModelOutputStream:
         if self._held:
             text = self._held + text
             self._held = ""
-        elif self._read_place is self._read_content and self._content_started:
-            firsts = self._content_firsts
-            if firsts not in text if len(firsts) == 1 else not _holds_any(text, firsts):
-                return [_new(ContentDelta, (text,))] if text else []  # plain content, no marker in sight
         self._events = []
         self._read(text, 0)
         return self._settle()
 
+    def _feed_json_changes(self, text: str, changes: list[Any]) -> list[ModelOutputEvent]:
+        """Read a piece of a call's JSON arguments that the relay gave the parser and the parser reported changes
+        of (their end, or more than their text)."""
+        self._events = []
+        self._read(text, self._read_json_changes(changes, len(text)))
+        return self._settle()
+
     def _settle(self) -> list[ModelOutputEvent]:
-        """The piece's events; and, where the next piece may take one of feed's fast paths, what it needs: a call's
-        arguments stream (nothing held back, the stop markers begin with one character), or a string value's text
-        does (nothing held back, at most two characters can end it)."""
+        """The piece's events; and the relay armed for where the next piece may take a fast path: a call's
+        arguments stream (nothing held back, the stop markers begin with one character), a string value's text
+        does (nothing held back, at most two characters can end it), or plain content goes on (nothing held
+        back)."""
+        relay = self._relay
         call = self._streaming_call
-        self._fast = self._fast_text = None
         if self._held:
-            pass
+            relay.off()
         elif call is not None:
             if self._stop_first is not None:
-                path, first = self._streaming_path, self._stop_first
-                self._fast = (self._parser.append, path, first, call.chunks.append, call.index)
+                relay.arguments(self._parser, self._stop_first, call.chunks, call.index)
+            else:
+                relay.off()
         elif self._value_mode is _STREAM and self._call is not None:
             place = self._read_place
             if place is self._read_value:
@@ -376,9 +353,15 @@ class ModelOutputStream:
                 stops = self._quote[0] + "\\" if self._literal.escapes else self._markers.string_firsts  # type: ignore[union-attr]
                 trim = ""
             else:
-                return self._events
-            if len(stops) <= 2 and (self._value_started or not trim):
-                self._fast_text = (stops[0], stops[-1], self._call.index, self._call.chunks.append, trim)
+                stops, trim = "", ""
+            if stops and len(stops) <= 2 and (self._value_started or not trim):
+                relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index)
+            else:
+                relay.off()
+        elif self._read_place is self._read_content and self._content_started:
+            relay.content(self._content_firsts)
+        else:
+            relay.off()
         return self._events
 
     def _read(self, text: str, position: int) -> None:
@@ -393,7 +376,7 @@ class ModelOutputStream:
         if self._finished:
             return []
         self._finished = True
-        self._fast = self._fast_text = None
+        self._relay.off()
         events: list[Any] = []
         self._events = events
         if self._decoder is not None:
@@ -901,7 +884,7 @@ class ModelOutputStream:
         self._value_key = key or ""
         self._value_parts = []
         self._value_started = False
-        self._trim_held = False
+        self._relay.trim_held = False
         self._value_mode = _DISCARD
         if call is None:
             return
@@ -934,10 +917,10 @@ class ModelOutputStream:
                     self._value_started = True
                     if text[0] == trim:
                         text = text[1:]
-                if self._trim_held:
+                if self._relay.trim_held:
                     text = trim + text
-                self._trim_held = text[-1:] == trim
-                if self._trim_held:
+                self._relay.trim_held = text[-1:] == trim
+                if self._relay.trim_held:
                     text = text[:-1]
             self._value_started = True
             if text and self._call is not None:
