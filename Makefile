@@ -141,8 +141,9 @@ $(BENCH_STAMP): setup.py pyproject.toml
 # BASELINE=DIR: a checkout of an earlier commit, built in place, that the reference suite times beside ours.
 # Every suite runs through one harness, `python -m bench SUITE` from the repository root (`python -m bench --list`).
 # The SDK helpers are timed in the test environment, which has the SDKs' newest releases (the users' peers); in the
-# bench environment instructor holds openai at an older one.
-bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
+# bench environment instructor holds openai at an older one. The producer layer's Hermes timing (against vLLM's and
+# SGLang's parsers, and the bare parser) runs in the producer environment; `make bench-producer` runs every format.
+bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP) $(PRODUCER_STAMP)
 	$(BENCH_VENV)/bin/python -m bench peers
 	$(BIN)/python -m bench sdk
 	$(BIN)/python -m bench clients
@@ -151,6 +152,7 @@ bench: $(BENCH_STAMP) $(STAMP) $(REFERENCE_STAMP)
 	$(BENCH_VENV)/bin/python -m bench typed
 	$(BENCH_VENV)/bin/python -m bench patches
 	$(BENCH_VENV)/bin/python -m bench reference $(if $(BASELINE),--baseline $(BASELINE))
+	$(PRODUCER_VENV)/bin/python -m bench producer --formats hermes --skip-bugs
 
 # The reference this library ports (the TypeScript module, as published on npm), for the reference suite: installed
 # beside the bench environment, outside the source tree.
