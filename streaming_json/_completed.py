@@ -133,7 +133,8 @@ def iter_items(pieces: Iterable[Piece], path: Iterable[Key] = ()) -> Iterator[An
     ``path`` is a tuple of keys and indices from the root (``()``: the root array). A missing path or a value that is
     not an array yields nothing; where a repeated key replaces the array, the new array's elements follow.
     """
-    yield from _Selector((*path, ANY), items_only=True).values(pieces)
+    # The selector's own generator, returned: an item passes through one generator, not two (``yield from``).
+    return _Selector((*path, ANY), items_only=True).values(pieces)
 
 
 async def aiter_values(pieces: AsyncIterable[Piece], pattern: Iterable[Key]) -> AsyncIterator[tuple[Path, Any]]:

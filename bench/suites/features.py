@@ -2,8 +2,8 @@
 
 - Done events: the compiled parser with ``done_events=True`` against the same parser without them, ``append`` and
   ``snapshot`` after every piece, on every workload of the peers suite (bar: at most 10 % more).
-- ``iter_items`` over the 1.2 MB records document in 4 KB pieces against one ``json.loads`` of the whole text
-  (bar: within 1.5x).
+- ``iter_items`` over the 1.2 MB records document in 4 KB pieces against one ``json.loads`` of the whole text, its
+  value freed inside the timed run as every contender's output is (bar: issue 33's target, within 1.1x).
 - ``StreamingJsonDocuments(lines=True)`` over a 1.2 MB JSON Lines file of records in 4 KB pieces against
   ``json.loads`` of each line (bar: within 1.5x).
 - A 20 KB write-file call inside a markdown fence with prose around it, in token pieces, read by
@@ -155,7 +155,9 @@ def floor_rows(backend: ModuleType, rounds: int, scale: float, raw: dict[str, An
     del found, stream
     medians = _medians(
         [
-            _task("loads", lambda: json.loads(text)),
+            # The floor's value is freed inside its timed run, as every contender's output is (iter_items drops each
+            # item as the next comes): returned, it was freed after the clock stopped, about a seventh of its time.
+            _task("loads", lambda: json.loads(text) is not None),
             _task("items", items),
             _task("loads per line", loads_per_line),
             _task("documents", documents),
@@ -167,7 +169,7 @@ def floor_rows(backend: ModuleType, rounds: int, scale: float, raw: dict[str, An
     raw.update(medians)
     rows = []
     for title, ours, floor, bar in [
-        (f"iter_items, {len(text) // 1000} KB records in 4 KB pieces", "items", "loads", 1.5),
+        (f"iter_items, {len(text) // 1000} KB records in 4 KB pieces", "items", "loads", 1.1),
         (f"JSON Lines, {len(lines_text) // 1000} KB in 4 KB pieces", "documents", "loads per line", 1.5),
         (f"fenced {len(call) // 1000} KB write call in prose, token pieces", "fenced call", "plain call", 1.1),
     ]:
