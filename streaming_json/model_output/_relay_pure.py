@@ -99,7 +99,7 @@ class Relay:
                 if self._stop not in text:
                     found = self._append_source(text)
                     if type(found) is not str:
-                        return self._changes(text, found)  # type: ignore[no-any-return]
+                        return self._changes(text, found)
                     self._chunks.append(found)
                     return [_new(ArgumentsDelta, (self._index, found))]
             elif mode == _STRING:
@@ -125,4 +125,4 @@ class Relay:
                         break
                 else:
                     return [_new(ContentDelta, (text,))] if text else []
-        return self._general(text)  # type: ignore[no-any-return]
+        return self._general(text)
