@@ -280,9 +280,8 @@ class ModelOutputStream(_FeedSlot):
         self._call_depth = 0  # 0: the JSON is one call (or its arguments); 1: an array of calls
         self._element: Any = None  # in an array of calls: the index of the call object being read
         self._arguments_end_seen = False
-        # The call whose arguments stream as source text now, and the path object of their source changes.
+        # The call whose arguments stream as source text now (the relay's arguments path continues them).
         self._streaming_call: Optional[_Call] = None
-        self._streaming_path: Any = None
         # The text formats' value being read: its key and types, how it is read, its text where it is kept whole,
         # and the trimming rule's state (the first character is read; a trailing newline is held back).
         self._value_key = ""
@@ -722,8 +721,8 @@ class ModelOutputStream(_FeedSlot):
         self._element = None
         if self.format.payload == "arguments":
             self._call_depth = 0
-            # The root's done event comes with the last piece of its source: a lone source change is never the last
-            # (feed's fast path relies on it), and nothing inside the root is reported (report_depth=0).
+            # The root's done event comes with the last piece of its source, so append_source() hands that piece over
+            # as changes, never as text (the relay relies on it); nothing inside the root is reported (report_depth=0).
             self._parser = self._parser_class(changes=False, done_events=True, report_depth=0, source_paths=_ROOT_PATHS)
         else:
             depth = 1 if first == "[" else 0
@@ -774,7 +773,6 @@ class ModelOutputStream(_FeedSlot):
                         if change.kind == "source":
                             self._emit_arguments(call, change.text)
                             self._streaming_call = None if change.last else call
-                            self._streaming_path = change.path
             else:
                 self._read_call_changes(changes)
         parser = self._parser
@@ -832,7 +830,6 @@ class ModelOutputStream(_FeedSlot):
                 call.arguments_done = change.last
                 streaming = call.started and not change.last
                 self._streaming_call = call if streaming else None
-                self._streaming_path = change.path
         elif kind == "set" or kind == "append":
             text = change.value if kind == "set" else change.text
             if type(text) is not str:
