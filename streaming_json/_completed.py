@@ -1,11 +1,14 @@
 """Completed values from JSON text: from pieces, each element of an array, or each value at a path pattern, once,
 as soon as it is complete; from complete text, the documents it holds.
 
-A layer above the parser: it reads its done events (``StreamingJsonParser(changes=False, done_events=True)``), so it
-makes no snapshot and copies nothing, and costs O(1) a done event beyond parsing (a comparison of the event's path).
-The parser reports no deeper than the pattern (``report_depth``): what lies inside a matched value comes whole with
-it, with no event of its own. Values nested deeper than the parser can report (``REPORT_DEPTH_LIMIT``) come with
-the done event of the container at the limit; they are found by walking that container once.
+A layer above the parser: it makes no snapshot and copies nothing. The items of the array at a path of keys and
+indices come from the parser itself (``StreamingJsonParser(changes=False, items_at=path).append_items``): an item
+costs what reading it does and one list append, with no event and no path. A pattern with ``ANY`` in it is matched
+against the parser's done events (``StreamingJsonParser(changes=False, done_events=True)``), at O(1) a done event
+beyond parsing (a comparison of the event's path). The parser reports no deeper than the pattern
+(``report_depth``): what lies inside a matched value comes whole with it, with no event of its own. Values nested
+deeper than the parser can report (``REPORT_DEPTH_LIMIT``) come with the done event of the container at the limit;
+they are found by walking that container once.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from ._backend import DoneChange, StreamingJsonDocuments, StreamingJsonParser
-from ._shared import REPORT_DEPTH_LIMIT, Key, Path, Piece
+from ._shared import REPORT_DEPTH_LIMIT, Key, Path, Piece, is_items_step
 
 __all__ = ["ANY", "iter_items", "iter_values", "aiter_items", "aiter_values", "split_documents"]
 
@@ -26,7 +29,7 @@ class _Selector:
     """Matches done events against a pattern: a tuple of keys, indices and ``ANY``; ``items_only`` also asks that
     the last step be an array index."""
 
-    __slots__ = ("_pattern", "_length", "_prefix", "_rest", "_depth", "_items_only", "_parser", "_simple")
+    __slots__ = ("_pattern", "_length", "_prefix", "_rest", "_depth", "_items_only", "_parser")
 
     def __init__(self, pattern: Iterable[Key], items_only: bool = False) -> None:
         self._pattern: Path = tuple(pattern)
@@ -38,12 +41,6 @@ class _Selector:
         self._depth = min(self._length, REPORT_DEPTH_LIMIT)
         self._items_only = items_only
         self._parser = StreamingJsonParser(changes=False, done_events=True, report_depth=self._depth)
-        # The usual pattern, a path of keys and indices to an array and then ANY, within the reporting depth: a done
-        # event's path matches where it is that long and its start is the path, compared as one tuple (a key and an
-        # index of the same text are never equal, as no str equals an int; a path with a bool in it takes read()).
-        self._simple = wildcard == self._length - 1 <= REPORT_DEPTH_LIMIT - 1 and all(
-            type(step) is str or type(step) is int for step in self._prefix
-        )
 
     def _matches(self, path: Path) -> bool:
         """Whether ``path``, as long as the pattern, matches it (index 1 is not key "1")."""
@@ -68,26 +65,6 @@ class _Selector:
             elif len(path) == self._depth and length > self._depth:
                 self._search_below(path, event.value, found)
         return found
-
-    def values(self, pieces: Iterable[Piece]) -> Iterator[Any]:
-        """The values of the matches completed by ``pieces``, in document order, as each completes (``iter_items``:
-        no paths). The simple pattern's loop is this generator's own: an item costs one comparison of its path."""
-        if not self._simple:
-            for piece in pieces:
-                for _, value in self.read(piece):
-                    yield value
-            return
-        append = self._parser.append
-        length = self._length
-        prefix = self._prefix
-        cut = length - 1
-        items_only = self._items_only
-        for piece in pieces:
-            events: list[DoneChange] = append(piece)  # type: ignore[assignment]  # changes=False: done only
-            for event in events:
-                path = event.path
-                if len(path) == length and path[:cut] == prefix and (not items_only or type(path[cut]) is int):
-                    yield event.value
 
     def _search_below(self, path: Path, value: Any, found: list[tuple[Path, Any]]) -> None:
         """Matches inside a container reported whole at the depth limit, children before parents as done events
@@ -127,14 +104,34 @@ def iter_values(pieces: Iterable[Piece], pattern: Iterable[Key]) -> Iterator[tup
         yield from selector.read(piece)
 
 
+def _parser_finds(path: Path) -> bool:
+    """Whether the parser finds the array at ``path`` itself (``items_at``): str keys and int indices from 0, no
+    ``ANY``. Otherwise the items are matched against done events (an ``ANY`` in ``path`` matches any one step)."""
+    return all(is_items_step(step) and step != ANY for step in path)
+
+
+def _items(pieces: Iterable[Piece], path: Path) -> Iterator[Any]:
+    append_items = StreamingJsonParser(changes=False, items_at=path).append_items
+    for piece in pieces:
+        yield from append_items(piece)
+
+
+def _matched_items(pieces: Iterable[Piece], path: Path) -> Iterator[Any]:
+    selector = _Selector((*path, ANY), items_only=True)
+    for piece in pieces:
+        for _, value in selector.read(piece):
+            yield value
+
+
 def iter_items(pieces: Iterable[Piece], path: Iterable[Key] = ()) -> Iterator[Any]:
     """Yield each element of the array at ``path`` once, as soon as it is complete, in order.
 
     ``path`` is a tuple of keys and indices from the root (``()``: the root array). A missing path or a value that is
     not an array yields nothing; where a repeated key replaces the array, the new array's elements follow.
     """
-    # The selector's own generator, returned: an item passes through one generator, not two (``yield from``).
-    return _Selector((*path, ANY), items_only=True).values(pieces)
+    # The generator itself is returned: an item passes through one generator, not two (``yield from``).
+    steps = tuple(path)
+    return _items(pieces, steps) if _parser_finds(steps) else _matched_items(pieces, steps)
 
 
 async def aiter_values(pieces: AsyncIterable[Piece], pattern: Iterable[Key]) -> AsyncIterator[tuple[Path, Any]]:
@@ -147,7 +144,14 @@ async def aiter_values(pieces: AsyncIterable[Piece], pattern: Iterable[Key]) -> 
 
 async def aiter_items(pieces: AsyncIterable[Piece], path: Iterable[Key] = ()) -> AsyncIterator[Any]:
     """:func:`iter_items` over an async iterable of pieces."""
-    selector = _Selector((*path, ANY), items_only=True)
+    steps = tuple(path)
+    if _parser_finds(steps):
+        append_items = StreamingJsonParser(changes=False, items_at=steps).append_items
+        async for piece in pieces:
+            for value in append_items(piece):
+                yield value
+        return
+    selector = _Selector((*steps, ANY), items_only=True)
     async for piece in pieces:
         for _, value in selector.read(piece):
             yield value

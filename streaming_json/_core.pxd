@@ -13,6 +13,8 @@ cdef struct Frame:
     bint is_object
     bint holds_container    # a container was placed in it: once closed, or copied, the GC must track it
     bint reported           # its children are reported one by one (within the reporting depth)
+    bint on_items_path      # its path begins ``items_at`` (or is all of it)
+    bint collects           # the array at ``items_at``: append_items() returns its finished elements
     int phase
     unsigned long long serial   # which open container this is (a kept snapshot's copy says which it copies)
 
@@ -158,11 +160,18 @@ cdef class StreamingJsonParser:
     # append_source(): the source text of the piece being read is wanted as text (where it is its only change).
     cdef bint _source_text_wanted
     cdef str _source_text
+    # items_at: the path of the array whose finished elements append_items() returns (its length; -1 without one),
+    # and the elements the piece being read finished, collected while append_items() reads it.
+    cdef tuple _items_at
+    cdef Py_ssize_t _items_depth
+    cdef list _items
+    cdef bint _items_wanted
 
     # The entry points of compiled layers (and of this module's wrappers): read a piece, its changes going to
     # _changes; append_source() without a Python call (the str, or the list of changes).
     cdef int _feed(self, object text) except -1
     cdef object _append_source(self, object text)
+    cdef list _append_items(self, object text)
     cdef str _decode(self, object text)
     cdef int _read(self, str text) except -1
     cdef int _read_structure(self, codepoint char) except -1
@@ -172,11 +181,12 @@ cdef class StreamingJsonParser:
     cdef int _end_source(self, Py_ssize_t end) except -1
     cdef Py_ssize_t _value_frame(self) noexcept
     cdef object _place(self, Py_ssize_t index, object value)
-    cdef int _value_finished(self, Py_ssize_t index) except -1
+    cdef int _value_finished(self, Py_ssize_t index, object value) except -1
     cdef int _report_set(self, tuple path, object value) except -1
     cdef int _report_done(self, tuple path, object value) except -1
     cdef int _begin_container(self, bint is_object) except -1
-    cdef int _push_frame(self, object container, bint is_object, object path) except -1
+    cdef int _push_frame(self, object container, bint is_object, object path, bint on_items_path) except -1
+    cdef bint _child_on_items_path(self, Py_ssize_t index) noexcept
     cdef int _close_container(self) except -1
     cdef void _release_frames(self) noexcept
     cdef int _begin_string(self) except -1

@@ -35,7 +35,7 @@ from collections import deque
 
 from . import _shared
 from ._repair import parse_tool_call_arguments
-from ._shared import ABSENT, MISSING, ToolCallReplace, checked_source_paths
+from ._shared import ABSENT, MISSING, ToolCallReplace, checked_items_path, checked_source_paths
 
 __all__ = [
     "StreamingJsonParser",
@@ -66,6 +66,10 @@ cdef extern from "Python.h":
     double PyOS_string_to_double(const char* text, char** end, PyObject* overflow_exception) except? -1.0
     Py_ssize_t PyDict_GET_SIZE(object mapping)
     Py_ssize_t PyList_GET_SIZE(object items)
+    bint PyUnicode_CheckExact(object value)
+    bint PyLong_CheckExact(object value)
+    int PyUnicode_Compare(object left, object right)
+    Py_ssize_t PyLong_AsSsize_t(object number)
     int PyUnicode_1BYTE_KIND
     int PyUnicode_2BYTE_KIND
     int PyUnicode_4BYTE_KIND
@@ -932,8 +936,9 @@ cdef class StreamingJsonParser:
     by default 32) is the depth at which a container is reported whole when it closes, nothing inside it one by one;
     ``prose=True`` reads the first object or array in prose or a markdown fence, skipping the text around it.
     ``source_paths`` (paths of keys and indices, ``"*"`` for any one step) adds a :class:`SourceChange` for each piece
-    of the text of a value at a matching path, verbatim; ``done`` and ``unused_text`` say where the root value ended
-    and what followed it, ``in_string`` whether the text so far ends inside a string.
+    of the text of a value at a matching path, verbatim; ``items_at`` (a path of keys and indices) lets
+    :meth:`append_items` return each finished element of the array there; ``done`` and ``unused_text`` say where the
+    root value ended and what followed it, ``in_string`` whether the text so far ends inside a string.
     """
 
     def __cinit__(self, *args, **kwargs):
@@ -958,9 +963,12 @@ cdef class StreamingJsonParser:
         self._shown_word = NOTHING
         self._unused_from = -1
         self._unused = []
+        self._items_at = ()
+        self._items_depth = -1
+        self._items = []
 
     def __init__(self, *, bint changes=True, bint done_events=False, report_depth=REPORT_DEPTH_LIMIT,
-                 bint prose=False, source_paths=(), bint stable=False):
+                 bint prose=False, source_paths=(), bint stable=False, items_at=None):
         # Past the limit, paths would grow with the nesting and the cost of reporting with them: linearity forbids it.
         if type(report_depth) is not int or not 0 <= report_depth <= REPORT_DEPTH_LIMIT:
             raise ValueError(_shared.bad_report_depth(report_depth))
@@ -975,6 +983,9 @@ cdef class StreamingJsonParser:
             for pattern in self._source_patterns:
                 self._source_lengths |= 1ULL << len(pattern)
             self._source_waiting = bool(self._source_patterns)
+        if items_at is not None:
+            self._items_at = checked_items_path(items_at)
+            self._items_depth = PyTuple_GET_SIZE(self._items_at)
 
     def __dealloc__(self):
         self._forget_shown()
@@ -1027,6 +1038,34 @@ cdef class StreamingJsonParser:
             self._source_text = None
             return found
         return self._changes
+
+    @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
+    @cython.embedsignature.format("clinic")
+    def append_items(self, text):
+        """Read the next piece as :meth:`append` does; return the elements of the array at ``items_at`` that it
+        finished, in order (a ``list``, empty where it finished none), instead of its changes.
+
+        For a reader of the items one by one (:func:`~streaming_json.iter_items`): an element costs what reading it
+        does and one list append, with no change object and no path. The parser is made with ``items_at`` (and, as
+        the changes are not returned, ``changes=False``). Where a repeated key replaces the array, the new array's
+        elements follow; elements finished in a piece read by :meth:`append` are not returned later.
+        """
+        return self._append_items(text)
+
+    cdef list _append_items(self, object text):
+        """``append_items()``, for a compiled layer that cimports the parser."""
+        if self._items_depth < 0:
+            raise ValueError(_shared.NO_ITEMS_AT)
+        if self._busy or not streaming_json_list_reuse(<PyObject*>self._items):
+            self._items = []
+        if self._busy or not streaming_json_list_reuse(<PyObject*>self._changes):
+            self._changes = []
+        self._items_wanted = True
+        try:
+            self._feed(text)
+        finally:
+            self._items_wanted = False
+        return self._items
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
@@ -1289,9 +1328,13 @@ cdef class StreamingJsonParser:
             return extend_path(<tuple>frame.path, slot)
         return None
 
-    cdef int _value_finished(self, Py_ssize_t index) except -1:
+    cdef int _value_finished(self, Py_ssize_t index, object value) except -1:
+        cdef Frame* frame
         if index >= 0:
-            self._frames[index].phase = AFTER_VALUE
+            frame = &self._frames[index]
+            frame.phase = AFTER_VALUE
+            if frame.collects and self._items_wanted:
+                PyList_Append(self._items, value)
             return 0
         if self._shown[self._newest].root != NULL or self._shown[self._newest].text != NULL:
             self._forget_shown()  # the root value ended: what snapshots show is that value, nothing to update
@@ -1327,13 +1370,30 @@ cdef class StreamingJsonParser:
         path = self._place(index, container)
         if index >= 0:
             self._frames[index].holds_container = True
-        if path is not None:
+        if path is not None and self._emit_changes:
             self._report_set(path, {} if is_object else [])
-        self._push_frame(container, is_object, path)
+        self._push_frame(container, is_object, path,
+                         self._items_depth >= 0 and (index < 0 or self._child_on_items_path(index)))
         self._dirty = True
         return 0
 
-    cdef int _push_frame(self, object container, bint is_object, object path) except -1:
+    cdef bint _child_on_items_path(self, Py_ssize_t index) noexcept:
+        """Whether the value just placed in frame ``index`` lies on the path to ``items_at``: the frame does, and
+        the value's key or index is the path's next step (a key never matches an index)."""
+        cdef Frame* frame = &self._frames[index]
+        cdef PyObject* step
+        if not frame.on_items_path or index >= self._items_depth:
+            return False
+        step = PyTuple_GET_ITEM(self._items_at, index)
+        if frame.is_object:
+            # Both are exact str (items_at is checked, keys are read): the comparison cannot fail.
+            return PyUnicode_CheckExact(<object>step) and (
+                step == frame.key or PyUnicode_Compare(<object>step, <object>frame.key) == 0)
+        # An index of items_at is a non-negative int that fits (checked): the conversion cannot fail.
+        return PyLong_CheckExact(<object>step) and PyLong_AsSsize_t(<object>step) == (
+            PyList_GET_SIZE(<object>frame.container) - 1)
+
+    cdef int _push_frame(self, object container, bint is_object, object path, bint on_items_path) except -1:
         cdef Py_ssize_t capacity
         cdef Frame* frames
         cdef Frame* frame
@@ -1357,6 +1417,8 @@ cdef class StreamingJsonParser:
             frame.reported = PyTuple_GET_SIZE(path) < self._report_depth
         frame.is_object = is_object
         frame.holds_container = False
+        frame.on_items_path = on_items_path
+        frame.collects = on_items_path and not is_object and self._depth == self._items_depth
         self._frame_serial += 1
         frame.serial = self._frame_serial
         frame.phase = EXPECT_KEY if is_object else EXPECT_VALUE
@@ -1387,7 +1449,7 @@ cdef class StreamingJsonParser:
         Py_XDECREF(frame.key)
         Py_XDECREF(frame.path)
         frame.container = frame.key = frame.path = NULL
-        return self._value_finished(self._depth - 1)
+        return self._value_finished(self._depth - 1, container)
 
     cdef void _release_frames(self) noexcept:
         cdef Py_ssize_t index
@@ -1612,7 +1674,7 @@ cdef class StreamingJsonParser:
                         self._frames[index].key, value)
         if self._string_path is not None:
             self._report_done(<tuple>self._string_path, value)
-        return self._value_finished(index)
+        return self._value_finished(index, value)
 
     # --- Words: numbers and literals ----------------------------------------------------------------------------
 
@@ -1701,7 +1763,7 @@ cdef class StreamingJsonParser:
         if path is not None:
             self._report_set(<tuple>path, value)
             self._report_done(<tuple>path, value)
-        return self._value_finished(index)
+        return self._value_finished(index, value)
 
     # --- Prose, documents and lines -----------------------------------------------------------------------------
 

@@ -56,6 +56,7 @@ from ._shared import (
     FREE_MEMBERS,
     FREE_STRING_CHARS,
     MISSING,
+    NO_ITEMS_AT,
     PENDING_NUMBER_DISPLAY_LIMIT,
     PROSE_CONTINUES_AFTER_BRACE,
     PROSE_CONTINUES_AFTER_BRACKET,
@@ -70,6 +71,7 @@ from ._shared import (
     ToolCallResult,
     bad_report_depth,
     bytes_after_str,
+    checked_items_path,
     checked_source_paths,
     not_str,
     not_text,
@@ -340,9 +342,17 @@ def _pending_word_value(kind: int, number_state: int, text: str, stable: bool) -
 class _Frame:
     """One open container: the working object (never returned), where the next value goes, and its path."""
 
-    __slots__ = ("container", "is_object", "phase", "key", "path", "reported")
+    __slots__ = ("container", "is_object", "phase", "key", "path", "reported", "on_items_path", "collects")
 
-    def __init__(self, container: Any, is_object: bool, path: Optional[Path], report_depth: int) -> None:
+    def __init__(
+        self,
+        container: Any,
+        is_object: bool,
+        path: Optional[Path],
+        report_depth: int,
+        on_items_path: bool = False,
+        collects: bool = False,
+    ) -> None:
         self.container = container
         self.is_object = is_object
         self.phase = _EXPECT_KEY if is_object else _EXPECT_VALUE
@@ -351,6 +361,10 @@ class _Frame:
         # reported one by one (a container at the limit is reported whole when it closes).
         self.path = path
         self.reported = path is not None and len(path) < report_depth
+        # ``on_items_path``: its path begins the parser's ``items_at`` (or is all of it); ``collects``: it is the
+        # array at ``items_at``, whose finished elements append_items() returns.
+        self.on_items_path = on_items_path
+        self.collects = collects
 
     def child_path(self, slot: Key) -> Optional[Path]:
         return self.path + (slot,) if self.reported else None  # type: ignore[operator]
@@ -400,8 +414,9 @@ class StreamingJsonParser:
     by default 32) is the depth at which a container is reported whole when it closes, nothing inside it one by one;
     ``prose=True`` reads the first object or array in prose or a markdown fence, skipping the text around it.
     ``source_paths`` (paths of keys and indices, ``"*"`` for any one step) adds a :class:`SourceChange` for each piece
-    of the text of a value at a matching path, verbatim; ``done`` and ``unused_text`` say where the root value ended
-    and what followed it, ``in_string`` whether the text so far ends inside a string.
+    of the text of a value at a matching path, verbatim; ``items_at`` (a path of keys and indices) lets
+    :meth:`append_items` return each finished element of the array there; ``done`` and ``unused_text`` say where the
+    root value ended and what followed it, ``in_string`` whether the text so far ends inside a string.
     """
 
     __slots__ = (
@@ -457,6 +472,9 @@ class StreamingJsonParser:
         "_source_from",
         "_source_text_wanted",
         "_unused",
+        "_items_at",
+        "_items",
+        "_items_wanted",
     )
 
     def __init__(
@@ -468,6 +486,7 @@ class StreamingJsonParser:
         prose: bool = False,
         source_paths: Iterable[Sequence[Union[str, int]]] = (),
         stable: bool = False,
+        items_at: Optional[Sequence[Union[str, int]]] = None,
     ) -> None:
         self._emit_changes = bool(changes)
         # Stable values: once shown, a pending number stays shown until the text replaces it ("1." shows 1).
@@ -527,6 +546,11 @@ class StreamingJsonParser:
         self._source_from = 0
         self._unused: list[str] = []  # the text after the root value
         self._source_text_wanted = False  # append_source(): the reported value's text as text, not a change
+        # items_at: the path of the array whose finished elements append_items() returns (None: no such array), and
+        # the elements the piece being read finished, collected while append_items() reads it.
+        self._items_at = None if items_at is None else checked_items_path(items_at)
+        self._items: list[Any] = []
+        self._items_wanted = False
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
@@ -579,6 +603,27 @@ class StreamingJsonParser:
         finally:
             self._source_text_wanted = False
         return changes if found is None else found
+
+    def append_items(self, text: Piece) -> list[Any]:
+        """Read the next piece as :meth:`append` does; return the elements of the array at ``items_at`` that it
+        finished, in order (a ``list``, empty where it finished none), instead of its changes.
+
+        For a reader of the items one by one (:func:`~streaming_json.iter_items`): an element costs what reading it
+        does and one list append, with no change object and no path. The parser is made with ``items_at`` (and, as
+        the changes are not returned, ``changes=False``). Where a repeated key replaces the array, the new array's
+        elements follow; elements finished in a piece read by :meth:`append` are not returned later.
+        """
+        if self._items_at is None:
+            raise ValueError(NO_ITEMS_AT)
+        items: list[Any] = []
+        self._items = items
+        self._changes = []
+        self._items_wanted = True
+        try:
+            self._feed(text)
+        finally:
+            self._items_wanted = False
+        return items
 
     def _feed(self, text: Any) -> Optional[str]:
         """Read a piece; changes go to ``self._changes``. The entry point of this backend's own wrappers. Returns
@@ -776,9 +821,11 @@ class StreamingJsonParser:
         self._open_members += 1
         return frame.child_path(len(container) - 1)
 
-    def _value_finished(self, frame: Optional[_Frame]) -> None:
+    def _value_finished(self, frame: Optional[_Frame], value: Any) -> None:
         if frame is not None:
             frame.phase = _AFTER_VALUE
+            if frame.collects and self._items_wanted:
+                self._items.append(value)
         elif self._documents is not None:
             self._documents.append(self._root_value)
             self._reset_document()
@@ -806,11 +853,25 @@ class StreamingJsonParser:
         container: Any = {} if is_object else []
         self._credit += CONTAINER_COPY_COST  # showing it costs about what reading it did (see _shared)
         path = self._place(parent, container)
-        frame = _Frame(container, is_object, path, self._report_depth)
-        if path is not None:
+        on_items_path = self._items_at is not None and (parent is None or self._child_on_items_path(parent))
+        collects = on_items_path and not is_object and len(self._frames) == len(self._items_at)  # type: ignore[arg-type]
+        frame = _Frame(container, is_object, path, self._report_depth, on_items_path, collects)
+        if path is not None and self._emit_changes:
             self._report_set(path, {} if is_object else [])
         self._frames.append(frame)
         self._dirty = True
+
+    def _child_on_items_path(self, parent: _Frame) -> bool:
+        """Whether the value just placed in ``parent`` lies on the path to ``items_at``: the parent does, and the
+        value's key or index is the path's next step (a key never matches an index)."""
+        depth = len(self._frames) - 1  # the parent's: the number of steps from the root to it
+        steps = self._items_at
+        if not parent.on_items_path or depth >= len(steps):  # type: ignore[arg-type]
+            return False
+        step = steps[depth]  # type: ignore[index]
+        if parent.is_object:
+            return type(step) is str and step == parent.key
+        return type(step) is int and step == len(parent.container) - 1
 
     def _close_container(self) -> None:
         if self._dropped_depth:
@@ -826,7 +887,7 @@ class StreamingJsonParser:
             if not frame.reported:
                 self._report_set(frame.path, frame.container)  # deep container: reported whole
             self._report_done(frame.path, frame.container)
-        self._value_finished(self._frames[-1] if self._frames else None)
+        self._value_finished(self._frames[-1] if self._frames else None, frame.container)
 
     def _read_comma(self) -> None:
         if self._frames and not self._dropped_depth:
@@ -1002,7 +1063,7 @@ class StreamingJsonParser:
                 frame.container[-1] = value
             if self._string_path is not None:
                 self._report_done(self._string_path, value)
-            self._value_finished(frame)
+            self._value_finished(frame, value)
         elif not self._dropped_depth:
             self._frames[-1].phase = _AFTER_VALUE
 
@@ -1080,7 +1141,7 @@ class StreamingJsonParser:
         if path is not None:
             self._report_set(path, value)
             self._report_done(path, value)
-        self._value_finished(frame)
+        self._value_finished(frame, value)
 
     def _pending_word(self) -> Any:
         if self._mode != _WORD or self._word_role != _VALUE:

@@ -9,6 +9,7 @@ of them (``tests/test_layers.py``).
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any, Literal, NamedTuple, Optional, Union
 
 __all__ = [
@@ -269,6 +270,28 @@ PROSE_CONTINUES_AFTER_BRACKET = '{["]-0123456789'
 
 
 _checked_paths: dict[Any, tuple[tuple[Union[str, int], ...], ...]] = {}
+
+
+NO_ITEMS_AT = "append_items() reads the items of the array at items_at: make the parser with items_at=PATH"
+
+
+def checked_items_path(path: Any) -> tuple[Union[str, int], ...]:
+    """A parser's ``items_at`` as a tuple of str keys and int indices (at least 0) from the root; refused where it
+    is not one. Both backends check it here."""
+    if isinstance(path, (str, bytes)):
+        raise TypeError("items_at must be a path (a tuple of keys and indices), not a string")
+    checked = tuple(path)
+    for step in checked:
+        if type(step) is not str and type(step) is not int:
+            raise TypeError(f"items_at's steps are str keys and int indices, not {type(step).__name__}")
+        if not is_items_step(step):
+            raise ValueError(f"items_at's indices are from 0 up, not {step}")
+    return checked
+
+
+def is_items_step(step: Any) -> bool:
+    """Whether ``items_at`` takes ``step``: a str key, or an int index from 0 (that fits a C index)."""
+    return type(step) is str or type(step) is int and 0 <= step < sys.maxsize
 
 
 def checked_source_paths(patterns: Any, prose: bool) -> tuple[tuple[Union[str, int], ...], ...]:
