@@ -1,8 +1,10 @@
 """Time one case in a process of its own: the reference suite's children (ours, the baseline, the floor).
 
 ``python bench/replay_child.py CASE.json CONTENDER``, CONTENDER one of ``cython``, ``cython-stable``,
-``cython-no-changes`` (``changes=False``: snapshots only), the same three of ``pure``, and ``json.loads``. Every
-contender of the suite runs in a fresh process like this one (the reference runs under Node), so that none is timed
+``cython-no-changes`` (``changes=False``: snapshots only), the same three of ``pure``, ``json.loads``, and
+``iter-items`` (``streaming_json.iter_items`` over each call's pieces at the case's ``items_at`` path, each item
+dropped as the next comes: the features suite's bulk row; its values are each call's items). Every contender of the
+reference suite runs in a fresh process like this one (the reference runs under Node), so that none is timed
 in a heap that holds the others' workloads: a large heap makes the garbage collector's full passes, which the
 parsers' allocations trigger, cost more. Run as a script with ``PYTHONPATH`` set
 to a checkout: a script's own directory, not the repository root, starts ``sys.path``, so that checkout's package is
@@ -54,8 +56,29 @@ def replay_dropping(make_parser: Callable[[], Any], calls: list[list[str]]) -> i
     return shown
 
 
-def runners(contender: str) -> tuple[Callable[[list[list[str]]], Any], Callable[[list[list[str]]], list[Any]]]:
+def count_items(calls: list[list[str]], path: list[Any]) -> int:
+    """Every call's items, as timed: each dropped as the next comes (a consumer that handles them one by one)."""
+    from streaming_json import iter_items
+
+    count = 0
+    for pieces in calls:
+        for _ in iter_items(pieces, path):
+            count += 1
+    return count
+
+
+def runners(
+    contender: str, case: dict[str, Any]
+) -> tuple[Callable[[list[list[str]]], Any], Callable[[list[list[str]]], list[Any]]]:
     """The contender's timed run (keeps nothing) and its checking run (the final values)."""
+    if contender == "iter-items":
+        from streaming_json import iter_items
+
+        path = case["items_at"]
+        return (
+            lambda calls: count_items(calls, path),
+            lambda calls: [list(iter_items(pieces, path)) for pieces in calls],
+        )
     if contender == "json.loads":
         return (
             lambda calls: sum(json.loads("".join(pieces)) is not None for pieces in calls),
@@ -69,8 +92,8 @@ def runners(contender: str) -> tuple[Callable[[list[list[str]]], Any], Callable[
 
 
 def main(case_path: str, contender: str) -> None:
-    timed, checked = runners(contender)
     case = json.loads(Path(case_path).read_text(encoding="utf-8"))
+    timed, checked = runners(contender, case)
     calls = case["calls"]
     for _ in range(case["warmup"]):
         timed(calls)
