@@ -17,12 +17,22 @@ last snapshot is dropped when the next call starts), as the reference's runs kee
 what a contender's collector does with a heap of kept results is no part of what is compared. (Wall time, not CPU
 time, as the reference is timed: a Node process's CPU time counts V8's background threads, which compile and collect
 beside the main one.)
+
+``python bench/replay_child.py CASE.json CONTENDER json.loads`` times the contender paired with its floor in this one
+process: after both warm up, the two alternate run by run (in ABBA order, so that neither is always first), the
+case's ``pairs`` times each, and the child prints, beside the best times, the median of the pairs' ratios
+(contender / floor). On this shared machine the speed of the whole machine drifts: one ``json.loads`` of 1.2 MB took
+from 14.5 to 25.6 ms, best of 5, in 16 fresh processes one after another, with the collector off and no time stolen,
+and from 14 to 30 ms within one process. Two contenders timed in separate processes seconds apart carry that drift
+into their ratio; two runs a few milliseconds apart see the same machine. (Over six processes that each timed the
+bulk reader and ``json.loads`` 20 times, the ratio of the two bests ranged 0.98-1.08x, the paired median 1.01-1.04x.)
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import statistics
 import sys
 from importlib import import_module
 from pathlib import Path
@@ -91,10 +101,13 @@ def runners(
     return (lambda calls: replay_dropping(make, calls), lambda calls: replay(make, calls))
 
 
-def main(case_path: str, contender: str) -> None:
+def main(case_path: str, contender: str, floor: str | None = None) -> None:
     case = json.loads(Path(case_path).read_text(encoding="utf-8"))
     timed, checked = runners(contender, case)
     calls = case["calls"]
+    if floor is not None:
+        print(json.dumps({**paired(timed, runners(floor, case)[0], calls, case), "finals": checked(calls)}))
+        return
     for _ in range(case["warmup"]):
         timed(calls)
     times = []
@@ -105,5 +118,25 @@ def main(case_path: str, contender: str) -> None:
     print(json.dumps({"seconds": min(times), "times": sorted(times), "finals": checked(calls)}))
 
 
+def paired(
+    timed: Callable[[list[list[str]]], Any],
+    floor: Callable[[list[list[str]]], Any],
+    calls: list[list[str]],
+    case: dict[str, Any],
+) -> dict[str, Any]:
+    """The contender and its floor, alternating run by run: both bests, and the median of the pairs' ratios."""
+    for _ in range(case["warmup"]):
+        timed(calls)
+        floor(calls)
+    own, floors = [], []
+    for pair in range(case["pairs"]):
+        for run, times in ((timed, own), (floor, floors)) if pair % 2 == 0 else ((floor, floors), (timed, own)):
+            start = perf_counter()
+            run(calls)
+            times.append(perf_counter() - start)
+    ratios = sorted(mine / theirs for mine, theirs in zip(own, floors))
+    return {"seconds": min(own), "floor_seconds": min(floors), "ratio": statistics.median(ratios), "ratios": ratios}
+
+
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main(*sys.argv[1:4])

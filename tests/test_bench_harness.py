@@ -191,6 +191,43 @@ def test_the_reference_suites_timed_replay_keeps_no_value_alive() -> None:
     assert len(finals) == 3 and all(isinstance(value, Value) for value in finals)
 
 
+def test_a_paired_child_alternates_contender_and_floor_and_reports_the_median_ratio(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The floor targets are judged on adjacent runs: the two alternate in ABBA order (neither always first), and the
+    # ratio is the median of each pair's, so one slow run of either moves it by one place, not by its size.
+    from bench import replay_child
+
+    now = [0.0]
+    monkeypatch.setattr(replay_child, "perf_counter", lambda: now[0])
+    log: list[str] = []
+    floor_costs = iter([9.0, 9.0, 9.0, 2.0, 2.0, 2.0, 2.0, 50.0])  # warm-up (3), then one pair's floor run is slow
+
+    def ours(calls: list[list[str]]) -> None:
+        log.append("ours")
+        now[0] += 3.0
+
+    def floor(calls: list[list[str]]) -> None:
+        log.append("floor")
+        now[0] += next(floor_costs)
+
+    out = replay_child.paired(ours, floor, [["x"]], {"warmup": 3, "pairs": 5})
+    assert log[6:] == ["ours", "floor", "floor", "ours", "ours", "floor", "floor", "ours", "ours", "floor"]
+    assert out["ratios"] == [0.06, 1.5, 1.5, 1.5, 1.5] and out["ratio"] == 1.5
+    assert out["seconds"] == 3.0 and out["floor_seconds"] == 2.0
+
+
+def test_the_paired_child_runs_on_a_backend_and_keeps_the_contenders_values(tmp_path: Path) -> None:
+    case = tmp_path / "case.json"
+    pieces = [['{"results": [1, ', '{"a": "b"}', "]}"]]
+    case.write_text(json.dumps({"calls": pieces, "warmup": 1, "runs": 1, "pairs": 3, "items_at": ["results"]}))
+    script = str(harness.ROOT / "bench" / "replay_child.py")
+    for contender, finals in (("pure-no-changes", [{"results": [1, {"a": "b"}]}]), ("iter-items", [[1, {"a": "b"}]])):
+        out = harness.child_json([sys.executable, script, str(case), contender, "json.loads"])
+        assert out["finals"] == finals and len(out["ratios"]) == 3
+        assert out["ratio"] == sorted(out["ratios"])[1] and out["seconds"] > 0 and out["floor_seconds"] > 0
+
+
 def test_a_runner_that_times_itself_gives_its_own_seconds() -> None:
     results = harness.measure([Contender("self", lambda case, deadline: Timed(0.25, "v"))], rounds=3, expected="v")
     assert results["self"].times == [0.25, 0.25, 0.25]

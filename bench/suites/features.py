@@ -4,11 +4,12 @@
   ``snapshot`` after every piece, on every workload of the peers suite (bar: at most 10 % more).
 - ``iter_items`` over the 1.2 MB records document in 4 KB pieces against one ``json.loads`` of the whole text, its
   value freed inside the timed run as every contender's output is (bar: issue 33's target, within 1.1x). These two
-  are timed as the reference suite times its contenders, each in a fresh process of its own
-  (``bench/replay_child.py``: warmed up, the best of 5 runs, wall time), and the row is the median over the rounds:
-  timed in this process, beside the other rows' workloads, the two took from 0.97x to 1.25x of each other from one
-  run to the next, as the garbage collector's full passes, which both trigger as they build 1.2 MB of values, fell
-  in one's runs and not the other's (with the collector off, every run agreed within a few percent).
+  are timed apart from the other rows, paired: each round a fresh child (``bench/replay_child.py``) warms both up
+  and runs them alternately, 15 times each (wall time), and the ratio is the median of its pairs' ratios, then of the
+  rounds. Timed in this process, beside the other rows' workloads, the two took from 0.97x to 1.25x of each other
+  from one run to the next, as the garbage collector's full passes, which both trigger as they build 1.2 MB of
+  values, fell in one's runs and not the other's; timed each in a fresh process of its own, their ratio carried the
+  machine's drift between the processes (``bench/replay_child.py`` says how large).
 - ``StreamingJsonDocuments(lines=True)`` over a 1.2 MB JSON Lines file of records in 4 KB pieces against
   ``json.loads`` of each line (bar: within 1.5x).
 - A 20 KB write-file call inside a markdown fence with prose around it, in token pieces, read by
@@ -31,6 +32,7 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from statistics import median
 from types import ModuleType
 from typing import Any, Callable
 
@@ -46,7 +48,7 @@ DONE_EVENTS_BAR = 0.10  # done events cost at most 10 % more
 ROUNDS = 41
 # The rows timed in fresh processes: each round starts one per contender (about half a second each).
 CHILD_ROUNDS = 11
-CHILD_RUNS = 5
+CHILD_PAIRS = 15  # runs of each, alternating, in one child
 
 Task = Callable[[], Any]
 
@@ -82,55 +84,43 @@ def _each(backend: ModuleType, calls: list[list[str]], **options: Any) -> tuple[
     return timed, lambda: [run() for run in runs]
 
 
-def _in_own_process(name: str, case: Path, backend: ModuleType, to_value: Callable[[Any], Any]) -> Contender:
-    """A contender timed in a fresh process of its own (``bench/replay_child.py``), on this checkout's package with
-    ``backend`` as its backend; ``to_value`` turns the child's values (one per call) into what is compared."""
+def items_rows(backend: ModuleType, rounds: int, scale: float, raw: dict[str, Any]) -> list[list[str]]:
+    """The ``iter_items`` row: each round a fresh child (``bench/replay_child.py``) times ``iter_items`` paired with
+    ``json.loads``, alternating run by run; the ratio is the median of its pairs' ratios, then over the rounds, and the
+    times the medians of the children's bests. ``raw`` gets those medians (seconds) and the ratio."""
+    records = workloads.build("4", scale)
+    assert records is not None
+    text = records.calls[0].text
+    expected = json.loads(text)["results"]
     environment = {
         **os.environ,
         "PYTHONPATH": str(harness.ROOT),
         "STREAMING_JSON_PURE_PYTHON": "1" if backend.__name__.endswith("_pure") else "0",
     }
-    command = [sys.executable, str(harness.ROOT / "bench" / "replay_child.py"), str(case), name]
-
-    def run(_: Any, deadline: float) -> harness.Timed:
-        out = harness.child_json(command, env=environment)
-        return harness.Timed(out["seconds"], out["finals"])
-
-    return Contender(name, run, ours=True, capped=False, budgeted=False, to_value=to_value)
-
-
-def items_rows(backend: ModuleType, rounds: int, scale: float, raw: dict[str, Any]) -> list[list[str]]:
-    """The ``iter_items`` row, each contender in fresh processes; ``raw`` gets their medians (seconds)."""
-    records = workloads.build("4", scale)
-    assert records is not None
-    text = records.calls[0].text
+    floors, items, ratios = [], [], []
     with tempfile.TemporaryDirectory(prefix="streaming-json-features-") as directory:
         case = Path(directory) / "records.json"
+        pieces = [records.calls[0].pieces]
         case.write_text(
-            json.dumps({"calls": [records.calls[0].pieces], "warmup": 3, "runs": CHILD_RUNS, "items_at": ["results"]}),
+            json.dumps({"calls": pieces, "warmup": 3, "runs": 1, "pairs": CHILD_PAIRS, "items_at": ["results"]}),
             encoding="utf-8",
         )
-        medians = _medians(
-            [
-                _in_own_process("json.loads", case, backend, lambda finals: finals[0]["results"]),
-                _in_own_process("iter-items", case, backend, lambda finals: finals[0]),
-            ],
-            rounds,
-            expected=json.loads(text)["results"],
-        )
-    raw.update({"loads": medians["json.loads"], "items": medians["iter-items"]})
-    return [
-        _row(
-            f"iter_items, {len(text) // 1000} KB records in 4 KB pieces",
-            medians["json.loads"],
-            medians["iter-items"],
-            1.1,
-        )
-    ]
+        command = [sys.executable, str(harness.ROOT / "bench" / "replay_child.py"), str(case), "iter-items"]
+        for _ in range(rounds):
+            out = harness.child_json([*command, "json.loads"], env=environment)
+            if out["finals"][0] != expected:
+                raise SystemExit("the features suite: iter_items' items differ from json.loads' records")
+            floors.append(out["floor_seconds"])
+            items.append(out["seconds"])
+            ratios.append(out["ratio"])
+    raw.update({"loads": median(floors), "items": median(items), "items/loads": median(ratios)})
+    title = f"iter_items, {len(text) // 1000} KB records in 4 KB pieces"
+    return [_row(title, median(floors), median(items), 1.1, factor=median(ratios))]
 
 
-def _row(title: str, floor: float, ours: float, bar: float) -> list[str]:
-    factor = ours / floor
+def _row(title: str, floor: float, ours: float, bar: float, factor: float | None = None) -> list[str]:
+    """A floor row; ``factor`` where the ratio was measured apart (paired), else ours / floor."""
+    factor = ours / floor if factor is None else factor
     verdict = "ok" if factor <= bar else "miss"
     return [title, harness.format_time(floor), harness.format_time(ours), f"{factor:.2f}x (bar {bar}x: {verdict})"]
 
@@ -241,8 +231,8 @@ def run(session: harness.Session) -> int:
     print(harness.environment_line(session.env))
     print(
         f"backend: {backend.__name__}, {rounds} rounds, medians of CPU time; iter_items and its floor: fresh processes,"
-        f" {min(rounds, CHILD_ROUNDS)} rounds, medians of the best of {CHILD_RUNS} (wall time)"
-        + (", quick sizes" if args.quick else "")
+        f" {min(rounds, CHILD_ROUNDS)} rounds, each a child alternating the two {CHILD_PAIRS} times (wall time; the"
+        " ratio: the median of the pairs' ratios, then of the rounds)" + (", quick sizes" if args.quick else "")
     )
     print()
     done_events: dict[str, Any] = {}
