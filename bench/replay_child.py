@@ -11,7 +11,8 @@ to a checkout: a script's own directory, not the repository root, starts ``sys.p
 the one imported (an earlier commit's, for ``--baseline``).
 
 It replays the case as the suite describes (a new parser per call, ``append`` then ``snapshot`` after every piece),
-runs it ``warmup`` times untimed, then ``runs`` times timed (wall time), then once more untimed to keep the final
+runs it untimed at least ``warmup`` times and for at least ``warmup_seconds`` (as ``bench/reference.mjs`` warms
+V8 up), then ``runs`` times timed (wall time), then once more untimed to keep the final
 values, and prints the best time and those values as JSON. A timed run keeps nothing of its output alive (each call's
 last snapshot is dropped when the next call starts), as the reference's runs keep nothing (``bench/reference.mjs``):
 what a contender's collector does with a heap of kept results is no part of what is compared. (Wall time, not CPU
@@ -101,6 +102,15 @@ def runners(
     return (lambda calls: replay_dropping(make, calls), lambda calls: replay(make, calls))
 
 
+def warm_up(case: dict[str, Any], run: Callable[[list[list[str]]], Any], calls: list[list[str]]) -> None:
+    """Untimed runs: at least the case's ``warmup`` of them, and for at least its ``warmup_seconds``."""
+    end = perf_counter() + case.get("warmup_seconds", 0)
+    done = 0
+    while done < case["warmup"] or perf_counter() < end:
+        run(calls)
+        done += 1
+
+
 def main(case_path: str, contender: str, floor: str | None = None) -> None:
     case = json.loads(Path(case_path).read_text(encoding="utf-8"))
     timed, checked = runners(contender, case)
@@ -108,8 +118,7 @@ def main(case_path: str, contender: str, floor: str | None = None) -> None:
     if floor is not None:
         print(json.dumps({**paired(timed, runners(floor, case)[0], calls, case), "finals": checked(calls)}))
         return
-    for _ in range(case["warmup"]):
-        timed(calls)
+    warm_up(case, timed, calls)
     times = []
     for _ in range(case["runs"]):
         start = perf_counter()
@@ -125,9 +134,8 @@ def paired(
     case: dict[str, Any],
 ) -> dict[str, Any]:
     """The contender and its floor, alternating run by run: both bests, and the median of the pairs' ratios."""
-    for _ in range(case["warmup"]):
-        timed(calls)
-        floor(calls)
+    warm_up(case, timed, calls)
+    warm_up(case, floor, calls)
     own, floors = [], []
     for pair in range(case["pairs"]):
         for run, times in ((timed, own), (floor, floors)) if pair % 2 == 0 else ((floor, floors), (timed, own)):
