@@ -334,3 +334,19 @@ def test_a_wrong_parser_of_ours_fails_the_peers_suite(monkeypatch: pytest.Monkey
 
     monkeypatch.setattr(peers, "make_contenders", with_a_wrong_parser)
     assert main(["peers", "--quick", "--only", "6", "--repeats", "1", "--cap", "0.1"]) == 1
+
+
+def test_the_call_floor_parses_each_call_in_timed_runs_too() -> None:
+    # The floor the compiled core is judged against (peers: at most 4x) is a loop over the pieces plus one fast parse
+    # of each call's text: a timed run keeps nothing, but it must still parse, or the floor is a loop alone.
+    from bench.suites import peers
+
+    parsed: list[str] = []
+    workload = workloads.Workload(
+        "t", "two calls", [workloads.Call('{"a": 1}', ['{"a"', ": 1}"]), workloads.Call("[]", ["[]"])]
+    )
+    for keep in (False, True):
+        parsed.clear()
+        finals = peers.call_floor(lambda text: parsed.append(text) or json.loads(text), keep)(workload, float("inf"))
+        assert parsed == ['{"a": 1}', "[]"]
+        assert finals == ([{"a": 1}, []] if keep else [])
