@@ -13,9 +13,9 @@
 // 15-17 ms. Warm-up runs come first (V8 compiles the parser), at least `warmup` of them and for at least
 // `warmup_seconds`: V8 compiles its optimised code on a background thread, and a count of runs is not enough where a
 // run is short (3 runs of the 20 KB call, 2 ms in all, left its best of 5 timed runs anywhere from 0.5 to 2.6 ms from
-// one process to the next; after half a second, 0.42-0.48 ms in most). Then the timed runs (wall time: the process's CPU time
-// would count V8's background threads too), then one untimed run that keeps the final values, to check. Prints the
-// best time, every run's time, and the checking run's final values as one line of JSON.
+// one process to the next; after half a second, 0.42-0.48 ms in most). Then the timed runs (wall time: the process's
+// CPU time would count V8's background threads too), then one untimed run that keeps the final values, to check.
+// Prints the best time, every run's time, and the checking run's final values as one line of JSON.
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";

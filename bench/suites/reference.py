@@ -18,7 +18,7 @@ real corpus first), a new parser per call, ``append(piece)`` then ``snapshot()``
 
 How. Wall time (a Node process's CPU time would count V8's background threads, which compile and collect beside the main
 one), interleaved rounds: each round starts every contender's child once, which warms up on the case (3 runs and
-half a second at least: V8 optimises on a background thread, and after 3 runs of a short workload it had not always) and
+half a second at least: V8 optimises on a background thread) and
 reports the best of 5 timed runs; a cell is the median of the rounds' bests. On a shared machine the best of several
 runs is the one least disturbed by the other processes. Fairly: a timed run keeps nothing of its output alive (each
 call's last snapshot is dropped when the next call starts), in every contender alike; the final values come from one
@@ -58,9 +58,7 @@ ORDER = ["8", "1", "2", "3", "4", "5", "6"]
 REFERENCE_DIR = ROOT / ".venv-bench" / "node"
 REFERENCE_PACKAGE = "@earendil-works/pi-ai@1.6.0"
 CHILD_RUNS = 5
-# Every child warms up for at least this long before it times (and at least 3 runs): V8 optimises on a background
-# thread, and 3 runs of a short workload left the reference unoptimised in some processes (bench/reference.mjs).
-WARMUP_SECONDS = 0.5
+WARMUP_SECONDS = 0.5  # and at least 3 runs, every child alike (why: bench/reference.mjs)
 # The floor targets (bulk reading against one json.loads) are judged on each contender paired with json.loads in one
 # child process, PAIRS alternating runs of each a round: bench/replay_child.py says why.
 PAIRS = 15
