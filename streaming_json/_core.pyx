@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-# cython: embedsignature=True, freethreading_compatible=False
+# cython: embedsignature=True, embedsignature.format=clinic, freethreading_compatible=False
 # (The compiler directives live here, and only here, so that every build path — setup.py, an sdist's regeneration,
 # ``make annotate`` — compiles the same code.)
 """The compiled core: the pure backend's state machine (see ``_pure.py`` for the reading rules) over code points.
@@ -263,7 +263,10 @@ cdef inline codepoint simple_escape(codepoint char) noexcept nogil:
 # Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
 @cython.no_gc
 cdef class JsonChange:
-    """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange`, a
+    """JsonChange(*args, **kwargs)
+--
+
+One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange`, a
     :class:`DoneChange` or a :class:`SourceChange`."""
 
     def __init__(self, *args, **kwargs):
@@ -292,7 +295,10 @@ cdef class JsonChange:
 @cython.final
 @cython.no_gc
 cdef class SetChange(JsonChange):
-    """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
+    """SetChange(path, value)
+--
+
+``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
     def __init__(self, tuple path not None, object value):
         self.path = path
@@ -312,7 +318,10 @@ cdef class SetChange(JsonChange):
 @cython.final
 @cython.no_gc
 cdef class AppendChange(JsonChange):
-    """``kind == "append"``: the open string at ``path`` grew by ``text``."""
+    """AppendChange(path, text)
+--
+
+``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
     def __init__(self, tuple path not None, str text not None):
         self.path = path
@@ -332,7 +341,10 @@ cdef class AppendChange(JsonChange):
 @cython.final
 @cython.no_gc
 cdef class DoneChange(JsonChange):
-    """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
+    """DoneChange(path, value)
+--
+
+``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
 
     def __init__(self, tuple path not None, object value):
         self.path = path
@@ -352,7 +364,10 @@ cdef class DoneChange(JsonChange):
 @cython.final
 @cython.no_gc
 cdef class SourceChange(JsonChange):
-    """``kind == "source"``: the next piece of the source text of the value at ``path`` (one of the parser's
+    """SourceChange(path, text, last=False)
+--
+
+``kind == "source"``: the next piece of the source text of the value at ``path`` (one of the parser's
     ``source_paths``), exactly as it was read; a value's pieces join to its text from its first character to its
     last, and ``last`` is true on the piece that ends it (empty where only the character after a number or literal
     ended it)."""
@@ -926,7 +941,10 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
 
 @cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonParser:
-    """Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
+    """StreamingJsonParser(*, changes=True, done_events=False, report_depth=_shared.REPORT_DEPTH_LIMIT, prose=False, source_paths=(), stable=False, items_at=None)
+--
+
+Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
 
     ``append()`` returns the changes the piece made; ``snapshot()`` returns an immutable value that shares completed
     parts with earlier snapshots. Neither ever raises on any text.
@@ -1997,7 +2015,10 @@ cdef class StreamingJsonParser:
 
 @cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonDocuments:
-    """Several JSON documents in one stream: concatenated values, JSON Lines, or objects and arrays in prose.
+    """StreamingJsonDocuments(*, lines=False, prose=False, stable=True)
+--
+
+Several JSON documents in one stream: concatenated values, JSON Lines, or objects and arrays in prose.
 
     ``append()`` returns the documents each piece completed, ``finish()`` those the end of input completes (a pending
     number or literal); ``snapshot()`` shows the document being read, or ``MISSING`` between documents. Documents are
@@ -2067,7 +2088,10 @@ cdef class StreamingJsonDocuments:
 
 @cython.auto_pickle(False)  # a stream, not a value
 cdef class ToolCallArgumentsStream:
-    """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
+    """ToolCallArgumentsStream(*, stable=False)
+--
+
+The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
     :class:`StreamingJsonParser` for the partial arguments in between."""
 
     def __cinit__(self):
