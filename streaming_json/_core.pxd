@@ -5,6 +5,25 @@ from libc.stdint cimport uint32_t
 ctypedef uint32_t codepoint  # a code point, as plain C arithmetic (not Cython's character type)
 
 
+cdef extern from *:
+    """
+    /* Whether nobody but the caller holds `op`, so that it may be reused or changed in place: what the compiled core
+       and relay ask before they touch an object they handed out. With the GIL, a reference count of one. On a
+       free-threaded build that sum can be read while another thread takes a reference, so CPython's own test is
+       used (3.14: PyUnstable_Object_IsUniquelyReferenced; 3.13t: the same test, spelled out): owned by this thread,
+       one local reference, no shared one. Everything that includes this file (the core, the relay) asks the same. */
+    #if defined(Py_GIL_DISABLED) && PY_VERSION_HEX >= 0x030E0000
+    #define streaming_json_unique(op) PyUnstable_Object_IsUniquelyReferenced(op)
+    #elif defined(Py_GIL_DISABLED)
+    #define streaming_json_unique(op) (_Py_IsOwnedByCurrentThread(op) && (op)->ob_ref_local == 1 \
+                                       && _Py_atomic_load_ssize_relaxed(&(op)->ob_ref_shared) == 0)
+    #else
+    #define streaming_json_unique(op) (Py_REFCNT(op) == 1)
+    #endif
+    """
+    bint streaming_json_unique(PyObject* op) noexcept nogil
+
+
 cdef struct Frame:
     # One open container. The references are owned by the parser's stack.
     PyObject* container     # the working dict or list: never returned, copied into snapshots

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-# cython: embedsignature=True, embedsignature.format=clinic, freethreading_compatible=False
+# cython: embedsignature=True, embedsignature.format=clinic, freethreading_compatible=True
 # (The compiler directives live here, and only here, so that every build path — setup.py, an sdist's regeneration,
 # ``make annotate`` — compiles the same code.)
 """The compiled core: the pure backend's state machine (see ``_pure.py`` for the reading rules) over code points.
@@ -391,7 +391,9 @@ cdef class SourceChange(JsonChange):
 
 # A parser makes a change for nearly every value, and a caller drops them a piece later: the three kinds (one layout)
 # share a free list of their memory, which saves the allocator a round trip and a clear for each; it holds a piece's
-# worth of a 4 KB piece of records (a few hundred). (Cython's own free lists are for base classes only.)
+# worth of a 4 KB piece of records (a few hundred). (Cython's own free lists are for base classes only.) The list is
+# the module's, shared by every parser: with the GIL it is safe, as CPython's own free lists were; a free-threaded
+# build has none (a change is freed on whichever thread drops it), so that no thread touches it unlocked.
 cdef extern from *:
     """
     #define STREAMING_JSON_FREE_CHANGES 512
@@ -418,6 +420,10 @@ cdef extern from *:
     }
 
     static void streaming_json_share_free_changes(PyTypeObject *type) {
+    #ifdef Py_GIL_DISABLED
+        (void)type;
+        return;
+    #endif
         streaming_json_change_size = type->tp_basicsize;
         type->tp_alloc = streaming_json_change_alloc;
         type->tp_free = streaming_json_change_free;
@@ -438,7 +444,7 @@ cdef extern from *:
     static int streaming_json_list_reuse(PyObject *list) {
         PyObject *held[8];
         Py_ssize_t count = PyList_GET_SIZE(list), index;
-        if (Py_REFCNT(list) != 1 || !PyList_CheckExact(list) || count > 8) return 0;
+        if (!streaming_json_unique(list) || !PyList_CheckExact(list) || count > 8) return 0;
         memcpy(held, ((PyListObject *)list)->ob_item, (size_t)count * sizeof(PyObject *));
         Py_SET_SIZE(list, 0);
         for (index = 0; index < count; index++) Py_DECREF(held[index]);
@@ -457,11 +463,13 @@ cdef extern from *:
 # the layout of a str is known (CPython 3.9 to 3.13, the GIL held); elsewhere each snapshot's str is a fresh copy.
 cdef extern from *:
     """
+    #ifndef STREAMING_JSON_GROWS_TEXT  /* (-DSTREAMING_JSON_GROWS_TEXT=0 builds what other Pythons run, to test it) */
     #if PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030E0000 && !defined(Py_GIL_DISABLED) \
         && !defined(PYPY_VERSION)
     #define STREAMING_JSON_GROWS_TEXT 1
     #else
     #define STREAMING_JSON_GROWS_TEXT 0
+    #endif
     #endif
 
     /* A str of `length` characters of `kind` from `data`, of the class of `maxchar` (ASCII, Latin-1, UCS-2, UCS-4:
@@ -527,7 +535,10 @@ cdef extern from *:
     }
 
     /* What says a snapshot's copy of an open container is as the parser built it: a dict's version tag, which
-       CPython changes at every change of a dict (PEP 509), or a list's size. */
+       CPython changes at every change of a dict (PEP 509), or a list's size. Where the tag cannot be read (a
+       free-threaded build, 3.14), a dict's copy is never reused: its size would miss a value its user replaced
+       before letting it go. */
+    #define STREAMING_JSON_SEES_DICT_CHANGES STREAMING_JSON_GROWS_TEXT
     static unsigned long long streaming_json_copy_tag(PyObject *copy) {
     #if STREAMING_JSON_GROWS_TEXT
         if (PyDict_CheckExact(copy)) {
@@ -553,6 +564,7 @@ cdef extern from *:
 
     """
     unsigned long long streaming_json_copy_tag(PyObject* copy) noexcept
+    bint STREAMING_JSON_SEES_DICT_CHANGES
     bint streaming_json_items_equal(PyObject* copy, PyObject* working, Py_ssize_t count) noexcept
     object streaming_json_text_with_room(codepoint maxchar, const char* data, int kind, Py_ssize_t length,
                                          Py_ssize_t capacity)
@@ -585,31 +597,56 @@ cdef inline DoneChange new_done(tuple path, object value):
 # Keys repeat (the members of records, the arguments of calls to one tool): a key's str is made once and shared by
 # every parser while the cache holds it, as json.loads' memo and orjson's key cache do. That saves an allocation a
 # member, and hashing the key again when it goes into a dict (a str keeps its hash). Short Latin-1 keys only: the
-# cache is a table indexed by a hash of the text, an entry replaced by the next key that falls on it.
+# cache is a table indexed by a hash of the text, an entry replaced by the next key that falls on it. The table is the
+# module's, shared by every parser on every thread: on a free-threaded build a lock guards it (an entry is taken, with
+# a reference, or replaced, under it; the new str is made outside it); with the GIL the lock is nothing.
+cdef extern from *:
+    """
+    #define STREAMING_JSON_KEY_CACHE_SIZE 512
+    static PyObject *streaming_json_key_cache[STREAMING_JSON_KEY_CACHE_SIZE];
+    #ifdef Py_GIL_DISABLED
+    static PyMutex streaming_json_key_cache_lock = {0};
+    #define STREAMING_JSON_KEY_CACHE_LOCK() PyMutex_Lock(&streaming_json_key_cache_lock)
+    #define STREAMING_JSON_KEY_CACHE_UNLOCK() PyMutex_Unlock(&streaming_json_key_cache_lock)
+    #else
+    #define STREAMING_JSON_KEY_CACHE_LOCK() ((void)0)
+    #define STREAMING_JSON_KEY_CACHE_UNLOCK() ((void)0)
+    #endif
+
+    /* A key's str (a new reference): the one made for the same text before where the cache holds it, else a new
+       one it keeps. */
+    static PyObject *streaming_json_shared_key(const unsigned char *text, Py_ssize_t length, Py_UCS4 maxchar) {
+        uint32_t hash = 2166136261u;  /* FNV-1a */
+        Py_ssize_t index;
+        PyObject *cached, *key, *released;
+        for (index = 0; index < length; index++) hash = (hash ^ text[index]) * 16777619u;
+        index = (Py_ssize_t)((hash ^ (hash >> 16)) & (STREAMING_JSON_KEY_CACHE_SIZE - 1));
+        STREAMING_JSON_KEY_CACHE_LOCK();
+        cached = streaming_json_key_cache[index];
+        if (cached != NULL && PyUnicode_GET_LENGTH(cached) == length
+                && memcmp(PyUnicode_DATA(cached), text, (size_t)length) == 0) {
+            Py_INCREF(cached);
+            STREAMING_JSON_KEY_CACHE_UNLOCK();
+            return cached;
+        }
+        STREAMING_JSON_KEY_CACHE_UNLOCK();
+        key = PyUnicode_New(length, maxchar);
+        if (key == NULL) return NULL;
+        memcpy(PyUnicode_DATA(key), text, (size_t)length);
+        Py_INCREF(key);  /* the cache's */
+        STREAMING_JSON_KEY_CACHE_LOCK();
+        released = streaming_json_key_cache[index];
+        streaming_json_key_cache[index] = key;
+        STREAMING_JSON_KEY_CACHE_UNLOCK();
+        Py_XDECREF(released);  /* a str: no code runs */
+        return key;
+    }
+    """
+    object streaming_json_shared_key(const uint8_t* text, Py_ssize_t length, codepoint maxchar)
+
+
 cdef enum:
-    KEY_CACHE_SIZE = 512
-    KEY_CACHE_LONGEST = 32
-cdef PyObject* KEY_CACHE[KEY_CACHE_SIZE]
-
-
-cdef object shared_key(const uint8_t* text, Py_ssize_t length, codepoint maxchar):
-    """A key's str: the one made for the same text before where the cache holds it, else a new one it keeps."""
-    cdef uint32_t hash = 2166136261u  # FNV-1a
-    cdef Py_ssize_t index
-    cdef PyObject* cached
-    for index in range(length):
-        hash = (hash ^ text[index]) * 16777619u
-    index = (hash ^ (hash >> 16)) & (KEY_CACHE_SIZE - 1)
-    cached = KEY_CACHE[index]
-    if (cached != NULL and PyUnicode_GET_LENGTH(<object>cached) == length
-            and memcmp(PyUnicode_DATA(<object>cached), text, length) == 0):
-        return <object>cached
-    key = PyUnicode_New(length, maxchar)
-    memcpy(PyUnicode_DATA(key), text, length)
-    Py_XDECREF(cached)
-    Py_INCREF(key)
-    KEY_CACHE[index] = <PyObject*>key
-    return key
+    KEY_CACHE_LONGEST = 32  # the longest key the cache holds
 
 
 cdef inline SourceChange new_source(tuple path, str text, bint last):
@@ -957,6 +994,9 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
     of the text of a value at a matching path, verbatim; ``items_at`` (a path of keys and indices) lets
     :meth:`append_items` return each finished element of the array there; ``done`` and ``unused_text`` say where the
     root value ended and what followed it, ``in_string`` whether the text so far ends inside a string.
+
+    A parser is used by one thread at a time; parsers of their own run on many threads at once, on a free-threaded
+    build too.
     """
 
     def __cinit__(self, *args, **kwargs):
@@ -1016,6 +1056,7 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
         # The list the last append returned, where nobody holds it any more (the caller read it and let it go), is
@@ -1027,6 +1068,7 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append_source(self, text):
         """Read the next piece as :meth:`append` does. Where the piece lies wholly in the value whose source text is
         being reported (``source_paths``), begun before it, and changed nothing else, return the piece itself (a
@@ -1059,6 +1101,7 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append_items(self, text):
         """Read the next piece as :meth:`append` does; return the elements of the array at ``items_at`` that it
         finished, in order (a ``list``, empty where it finished none), instead of its changes.
@@ -1087,6 +1130,7 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def snapshot(self, *, bint fresh=False):
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.
 
@@ -1116,6 +1160,7 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
         return self._root_done
 
     @property
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def unused_text(self):
         """The text after the end of the root value, which the parser does not read: an end marker, prose, the next
         document (as ``zlib``'s ``unused_data``); for bytes input, decoded."""
@@ -1670,7 +1715,8 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
         if self._string_role == ROLE_DROPPED:
             value = None
         elif self._string_role == ROLE_KEY and self._string_kind == 1 and self._string_length <= KEY_CACHE_LONGEST:
-            value = shared_key(<const uint8_t*>self._string_buffer, self._string_length, self._string_maxchar)
+            value = streaming_json_shared_key(<const uint8_t*>self._string_buffer, self._string_length,
+                                              self._string_maxchar)
         else:
             value = piece if whole_in_piece and piece is not None else self._string_slice(0)
         self._string_length = self._string_flushed = 0  # a closed string is no longer part of the copy cost
@@ -1876,17 +1922,19 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
         cdef Frame* frame
         cdef Py_ssize_t index
         cdef Py_ssize_t size
-        if old.root == NULL or Py_REFCNT(old.root) != 1:
+        if old.root == NULL or not streaming_json_unique(old.root):
             return 0
         for index in range(min(old.depth, self._depth)):
             level = &old.levels[index]
             frame = &self._frames[index]
-            if level.serial != frame.serial or (index and Py_REFCNT(level.copy) != 1):
+            if level.serial != frame.serial or (index and not streaming_json_unique(level.copy)):
                 return index
             if streaming_json_copy_tag(level.copy) != level.copy_tag:
                 return index  # changed by its user
             if frame.is_object:
                 # A dict is updated only where the working one did not change (but in its open value's copy).
+                if not STREAMING_JSON_SEES_DICT_CHANGES:
+                    return index
                 if streaming_json_copy_tag(frame.container) != level.work_tag or frame.key != level.key:
                     return index
             else:
@@ -2039,6 +2087,7 @@ Several JSON documents in one stream: concatenated values, JSON Lines, or object
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
         if self._finished:
@@ -2049,6 +2098,7 @@ Several JSON documents in one stream: concatenated values, JSON Lines, or object
         self._count += len(documents)
         return documents
 
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def finish(self):
         """End the input; return the documents that its end completes (a root number or literal still pending).
 
@@ -2065,6 +2115,7 @@ Several JSON documents in one stream: concatenated values, JSON Lines, or object
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def snapshot(self, *, bint fresh=False):
         """The partial value of the document being read, ``MISSING`` between documents; as
         :meth:`StreamingJsonParser.snapshot`."""
@@ -2111,6 +2162,7 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
         self._arguments = {}
 
     @property
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def text(self):
         """The raw argument text received so far."""
         if self._chunks:
@@ -2121,6 +2173,7 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append(self, delta):
         """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
         if not isinstance(delta, str):
@@ -2140,6 +2193,7 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
                 self._arguments = {}  # a root that is not an object shows no arguments
         return self._arguments
 
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def replace(self, text):
         """Take the provider's complete argument text so far.
 
@@ -2155,6 +2209,7 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
         self._start()
         return ToolCallReplace(None, self.append(text))
 
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def finish(self):
         """The final arguments: one strict parse of the complete text, which reports malformed arguments."""
         return parse_tool_call_arguments(self.text)

@@ -417,6 +417,9 @@ class StreamingJsonParser:
     of the text of a value at a matching path, verbatim; ``items_at`` (a path of keys and indices) lets
     :meth:`append_items` return each finished element of the array there; ``done`` and ``unused_text`` say where the
     root value ended and what followed it, ``in_string`` whether the text so far ends inside a string.
+
+    A parser is used by one thread at a time; parsers of their own run on many threads at once, on a free-threaded
+    build too.
     """
 
     __slots__ = (
