@@ -29,12 +29,13 @@ cdef struct Frame:
     PyObject* container     # the working dict or list: never returned, copied into snapshots
     PyObject* key           # an object's current member key (str), where its open value goes; NULL before one
     PyObject* path          # tuple from the root, or NULL below the reporting depth
-    bint is_object
-    bint holds_container    # a container was placed in it: once closed, or copied, the GC must track it
-    bint reported           # its children are reported one by one (within the reporting depth)
-    bint on_items_path      # its path begins ``items_at`` (or is all of it)
-    bint collects           # the array at ``items_at``: append_items() returns its finished elements
-    int phase
+    # Flags and phase in a byte each: an open level is 40 bytes.
+    unsigned char is_object
+    unsigned char holds_container   # a container was placed in it: once closed, or copied, the GC must track it
+    unsigned char reported          # its children are reported one by one (within the reporting depth)
+    unsigned char on_items_path     # its path begins ``items_at`` (or is all of it)
+    unsigned char collects          # the array at ``items_at``: append_items() returns its finished elements
+    unsigned char phase
     unsigned long long serial   # which open container this is (a kept snapshot's copy says which it copies)
 
 
@@ -122,12 +123,21 @@ cdef class StreamingJsonParser:
     cdef int _string_role
     cdef object _string_path            # tuple, or None where not reported
     cdef bint _string_reported
-    cdef char* _string_buffer
+    cdef char* _string_buffer           # where its characters are: _scratch, or the characters of _string_store
     cdef int _string_kind               # bytes a character in the buffer: 1, 2 or 4
     cdef codepoint _string_maxchar
     cdef codepoint _piece_maxchar       # the largest character since the last flush
     cdef Py_ssize_t _string_length
-    cdef Py_ssize_t _string_capacity
+    cdef Py_ssize_t _string_capacity    # characters the buffer takes (no more once the store is shown)
+    # Where the characters go: the parser's own buffer (kept from one string to the next while small) until a
+    # snapshot shows the string; from then on a str with room, nobody else's, that the next snapshot shows as it is
+    # (see _make_room): the open string's text is then in the strs snapshots show, and nowhere else.
+    cdef char* _scratch
+    cdef Py_ssize_t _scratch_bytes
+    cdef PyObject* _string_store        # that str (owned), or NULL
+    cdef Py_ssize_t _store_room         # the characters it has room for
+    cdef bint _store_shown              # a snapshot shows it: it takes no more characters
+    cdef bint _string_shown             # a snapshot showed the open string
     cdef Py_ssize_t _string_flushed
     cdef codepoint _escape[6]
     cdef int _escape_length
@@ -135,7 +145,7 @@ cdef class StreamingJsonParser:
     cdef bint _read_from_string         # the piece being read is plain characters of the open string, all of it
     # The last two snapshots built, to update in place once nobody else holds them; the room of the last
     # str made for the open string; counters that tell open containers and open strings apart.
-    cdef Shown _shown[2]
+    cdef Shown* _shown                  # two records, made at the first snapshot of an open path, or NULL
     cdef int _newest                    # which of the two is the newest
     cdef Py_ssize_t _text_room
     cdef unsigned long long _frame_serial
@@ -210,6 +220,11 @@ cdef class StreamingJsonParser:
     cdef void _release_frames(self) noexcept
     cdef int _begin_string(self) except -1
     cdef int _reserve_string(self, Py_ssize_t extra, codepoint maxchar) except -1
+    cdef int _make_room(self, Py_ssize_t needed) except -1
+    cdef int _to_scratch(self, Py_ssize_t needed, int kind) except -1
+    cdef int _to_store(self, Py_ssize_t needed) except -1
+    cdef int _take_store(self, PyObject* text, Py_ssize_t room) except -1
+    cdef void _release_store(self) noexcept
     cdef int _widen_string(self, codepoint maxchar) except -1
     cdef int _store_char(self, codepoint char) except -1
     cdef int _add_char(self, codepoint char) except -1
@@ -229,6 +244,7 @@ cdef class StreamingJsonParser:
     cdef int _end_input(self) except -1
     cdef object _open_string(self, bint in_kept_copy)
     cdef void _forget_shown(self) noexcept
+    cdef void _forget_record(self, Shown* record) noexcept
     cdef Py_ssize_t _reusable_levels(self) noexcept
     cdef int _keep_text_in(self, Shown* record, object text) except -1
     cdef int _keep_text(self, object text) except -1
