@@ -88,23 +88,14 @@ cdef class SourceChange(JsonChange):
 
 cdef class StreamingJsonParser:
     # What it reports and how it reads.
-    cdef bint _emit_changes             # set and append changes
-    cdef bint _emit_done                # done events
     cdef Py_ssize_t _report_depth       # a container at this depth is reported whole
-    cdef bint _prose                    # skip prose around the document
-    cdef bint _stable                   # a pending number, once shown, stays shown ("1." shows 1)
     cdef object _shown_word             # and the value it last showed
-    cdef codepoint _prose_bracket       # in prose, a bracket waiting for the character that says if JSON starts
-    cdef int _prose_literal_kind        # and, after "[", a literal's start read so far: which, and how much
     cdef Py_ssize_t _prose_literal_length
 
     # Documents (set up by StreamingJsonDocuments): where finished root values go instead of ending the reading,
     # and, in JSON Lines, the line count and the lines that gave no document.
     cdef list _documents
-    cdef bint _lines
     cdef Py_ssize_t _line_number
-    cdef bint _line_done
-    cdef bint _line_has_text
     cdef Py_ssize_t _skipped_lines
     cdef object _skipped                # deque of the latest skipped line numbers, made at the first one
 
@@ -114,19 +105,12 @@ cdef class StreamingJsonParser:
     cdef Py_ssize_t _frames_capacity
     cdef Py_ssize_t _dropped_depth      # open containers inside a dropped value
     cdef Py_ssize_t _open_members       # members and elements held by open containers
-    cdef bint _root_done
     cdef object _root_value
-    cdef int _mode
 
     # The open string: its decoded text in the narrowest kind that holds it (as CPython stores a str, so that
     # showing it is one memcpy), how much of it is reported, and an unterminated escape.
-    cdef int _string_role
     cdef object _string_path            # tuple, or None where not reported
-    cdef bint _string_reported
     cdef char* _string_buffer           # where its characters are: _scratch, or the characters of _string_store
-    cdef int _string_kind               # bytes a character in the buffer: 1, 2 or 4
-    cdef codepoint _string_maxchar
-    cdef codepoint _piece_maxchar       # the largest character since the last flush
     cdef Py_ssize_t _string_length
     cdef Py_ssize_t _string_capacity    # characters the buffer takes (no more once the store is shown)
     # Where the characters go: the parser's own buffer (kept from one string to the next while small) until a
@@ -136,40 +120,26 @@ cdef class StreamingJsonParser:
     cdef Py_ssize_t _scratch_bytes
     cdef PyObject* _string_store        # that str (owned), or NULL
     cdef Py_ssize_t _store_room         # the characters it has room for
-    cdef bint _store_shown              # a snapshot shows it: it takes no more characters
-    cdef bint _string_shown             # a snapshot showed the open string
     cdef Py_ssize_t _string_flushed
-    cdef codepoint _escape[6]
-    cdef int _escape_length
-    cdef codepoint _high_surrogate        # a high-surrogate escape held until we see what follows, or 0
-    cdef bint _read_from_string         # the piece being read is plain characters of the open string, all of it
     # The last two snapshots built, to update in place once nobody else holds them; the room of the last
     # str made for the open string; counters that tell open containers and open strings apart.
     cdef Shown* _shown                  # two records, made at the first snapshot of an open path, or NULL
-    cdef int _newest                    # which of the two is the newest
     cdef Py_ssize_t _text_room
     cdef unsigned long long _frame_serial
     cdef unsigned long long _string_serial
 
     # The open word: a number's text and state, or a literal's progress.
-    cdef int _word_role
-    cdef int _word_kind
-    cdef int _word_state
     cdef Py_ssize_t _word_length
     cdef Py_ssize_t _mantissa_length
-    cdef bint _mantissa_is_float
     cdef char* _word_buffer
     cdef Py_ssize_t _word_capacity
 
     # Per-append output, snapshots and the copy credit.
     cdef list _changes
     cdef long long _credit
-    cdef bint _dirty
     cdef object _last_snapshot
-    cdef bint _busy
 
     # Input: str, or UTF-8 bytes with an incomplete character carried to the next piece.
-    cdef int _input_kind
     cdef bytes _utf8_tail
 
     # Source text: the patterns, the depths that have one (a bit each), and the value whose text is reported: its
@@ -177,8 +147,6 @@ cdef class StreamingJsonParser:
     # (read_text reads it in slices, from _slice_start on); the text after the root value starts at _unused_from.
     cdef tuple _source_patterns
     cdef unsigned long long _source_lengths
-    cdef bint _source_waiting
-    cdef int _source_kind
     cdef tuple _source_path
     cdef Py_ssize_t _source_depth
     cdef Py_ssize_t _source_from
@@ -187,14 +155,49 @@ cdef class StreamingJsonParser:
     cdef Py_ssize_t _unused_from
     cdef list _unused
     # append_source(): the source text of the piece being read is wanted as text (where it is its only change).
-    cdef bint _source_text_wanted
     cdef str _source_text
     # items_at: the path of the array whose finished elements append_items() returns (its length; -1 without one),
     # and the elements the piece being read finished, collected while append_items() reads it.
     cdef tuple _items_at
     cdef Py_ssize_t _items_depth
     cdef list _items
-    cdef bint _items_wanted
+
+    # The flags, modes, kinds and code points of the groups above, together, so that the object has no padding
+    # between them (an idle parser is about 500 bytes).
+    cdef codepoint _prose_bracket           # in prose, a bracket waiting for the character that says if JSON starts
+    cdef codepoint _string_maxchar
+    cdef codepoint _piece_maxchar           # the largest character since the last flush
+    cdef codepoint _high_surrogate          # a high-surrogate escape held until we see what follows, or 0
+    cdef unsigned char _emit_changes        # set and append changes
+    cdef unsigned char _emit_done           # done events
+    cdef unsigned char _prose               # skip prose around the document
+    cdef unsigned char _stable              # a pending number, once shown, stays shown ("1." shows 1)
+    cdef unsigned char _prose_literal_kind  # and, after "[", a literal's start read so far: which, and how much
+    cdef unsigned char _lines
+    cdef unsigned char _line_done
+    cdef unsigned char _line_has_text
+    cdef unsigned char _root_done
+    cdef unsigned char _mode
+    cdef unsigned char _string_role
+    cdef unsigned char _string_reported
+    cdef unsigned char _string_kind         # bytes a character in the buffer: 1, 2 or 4
+    cdef unsigned char _store_shown         # a snapshot shows it: it takes no more characters
+    cdef unsigned char _string_shown        # a snapshot showed the open string
+    cdef unsigned char _escape[6]           # an escape's characters so far (ASCII: a backslash, u, hex digits)
+    cdef unsigned char _escape_length
+    cdef unsigned char _read_from_string    # the piece being read is plain characters of the open string, all of it
+    cdef unsigned char _newest              # which of the two is the newest
+    cdef unsigned char _word_role
+    cdef unsigned char _word_kind
+    cdef unsigned char _word_state
+    cdef unsigned char _mantissa_is_float
+    cdef unsigned char _dirty
+    cdef unsigned char _busy
+    cdef unsigned char _input_kind
+    cdef unsigned char _source_waiting
+    cdef unsigned char _source_kind
+    cdef unsigned char _source_text_wanted
+    cdef unsigned char _items_wanted
 
     # The entry points of compiled layers (and of this module's wrappers): read a piece, its changes going to
     # _changes; append_source() without a Python call (the str, or the list of changes).

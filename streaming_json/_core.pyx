@@ -683,6 +683,15 @@ cdef extern from *:
 cdef enum:
     KEY_CACHE_LONGEST = 32  # the longest key the cache holds
 
+cdef enum:
+    STORE_FROM = 4096  # an open string this long, once shown, keeps its characters in a store (see _make_room)
+
+
+cdef inline Py_ssize_t room_for(Py_ssize_t length) noexcept nogil:
+    """The characters a snapshot's str of the open string is made with room for: twice its length while it is
+    short, a quarter more from STORE_FROM on (where its room is most of the memory the parser holds)."""
+    return length + (length if length < STORE_FROM else length // 4) + 16
+
 
 cdef inline SourceChange new_source(tuple path, str text, bint last):
     cdef SourceChange change = SourceChange.__new__(SourceChange)
@@ -1500,7 +1509,7 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
         cdef Frame* frames
         cdef Frame* frame
         if self._depth == self._frames_capacity:
-            capacity = self._frames_capacity * 2 if self._frames_capacity else 4
+            capacity = self._frames_capacity * 2 if self._frames_capacity else 1
             frames = <Frame*>PyMem_Realloc(self._frames, capacity * sizeof(Frame))
             if frames == NULL:
                 raise MemoryError()
@@ -1605,18 +1614,21 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
         return self._make_room(self._string_length + extra)
 
     # The open string's text is in one buffer, whole: the parser's own, or a str's own characters (the store). Once a
-    # snapshot has shown a value string, its characters go to a store: a str with room that nobody else holds, which
-    # the next snapshot shows as it is (its length set, in place); the store it showed takes no more characters, and
-    # the next one is the str the snapshot before showed, once nobody holds that any more (the characters it lacks
-    # copied in), or a new str. So a long open string read a piece at a time, a snapshot after each, is held in the
-    # two strs the last two snapshots show, no third copy: its peak is about twice the text, plus the room (a
-    # quarter). Elsewhere (a key, a string no snapshot showed, a Python where a str cannot grow in place) it is the
-    # parser's own buffer, which is kept from one string to the next while it is small.
+    # snapshot has shown a value string of STORE_FROM characters or more, its characters go to a store: a str with
+    # room that nobody else holds, which the next snapshot shows as it is (its length set, in place); the store it
+    # showed takes no more characters, and the next one is the str the snapshot before showed, once nobody holds that
+    # any more (the characters it lacks copied in), or a new str. So a long open string read a piece at a time, a
+    # snapshot after each, is held in the two strs the last two snapshots show, no third copy: its peak is about
+    # twice the text, plus the room (a quarter). Elsewhere (a key, a string no snapshot showed, a shorter one, a
+    # Python where a str cannot grow in place) it is the parser's own buffer, which is kept from one string to the
+    # next while it is small, and a snapshot's str grows in place from it with room to double (_open_string): for a
+    # short string the copies cost little memory, and the store's moves would cost time a piece.
 
     cdef int _make_room(self, Py_ssize_t needed) except -1:
-        """Room for ``needed`` characters: the parser's own buffer grown, or, for a value string a snapshot showed,
-        a store (``_to_store``)."""
-        if self._string_shown and STREAMING_JSON_GROWS_TEXT:
+        """Room for ``needed`` characters: the parser's own buffer grown, or, for a long value string a snapshot
+        showed, a store (``_to_store``)."""
+        if self._string_store != NULL or (self._string_shown and self._string_length >= STORE_FROM
+                                          and STREAMING_JSON_GROWS_TEXT):
             return self._to_store(needed)
         return self._to_scratch(needed, self._string_kind)
 
@@ -1627,12 +1639,12 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
         cdef Py_ssize_t index
         cdef char* scratch
         if self._string_store == NULL and kind == self._string_kind:
-            capacity = max(needed, self._scratch_bytes // kind * 2, 64)
+            capacity = max(needed, self._scratch_bytes // kind * 2, 16)
             scratch = <char*>PyMem_Realloc(self._scratch, capacity * kind)
             if scratch == NULL:
                 raise MemoryError()
         else:
-            capacity = max(needed, self._string_length * 2, 64)
+            capacity = max(needed, self._string_length * 2, 16)
             scratch = <char*>PyMem_Malloc(capacity * kind)
             if scratch == NULL:
                 raise MemoryError()
@@ -1663,7 +1675,7 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
         cdef PyObject* text
         cdef PyObject* store = self._string_store
         cdef Py_ssize_t references
-        cdef Py_ssize_t room = needed + needed // 4 + 16
+        cdef Py_ssize_t room = room_for(needed)
         if store != NULL and not self._store_shown:
             # Full, and nobody else holds it: but the record of the snapshot it will go to (and that snapshot's
             # copies), which are let go (the next snapshot copies the open path afresh, once).
@@ -1685,7 +1697,7 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
                 if streaming_json_text_can_grow(text, self._string_maxchar, needed, other.room, references):
                     streaming_json_text_catch_up(text, self._string_buffer, self._string_length)
                     return self._take_store(text, other.room)
-                if streaming_json_text_can_grow(text, self._string_maxchar, 0, 0, references):
+                if needed >= STORE_FROM and streaming_json_text_can_grow(text, self._string_maxchar, 0, 0, references):
                     self._forget_record(other)  # nobody holds it, but it is too small: let it go first
         new_text = streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind,
                                                  self._string_length, room)
@@ -2043,10 +2055,10 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
             self._text_room = old.room
             text = <object>old.text
         else:
-            self._text_room = length + length // 4 + 16
+            self._text_room = room_for(length)
             text = streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind, length,
                                                  self._text_room)
-        if STREAMING_JSON_GROWS_TEXT:
+        if STREAMING_JSON_GROWS_TEXT and length >= STORE_FROM:
             self._string_capacity = length  # the next character goes to a store (_make_room)
         return text
 
@@ -2151,7 +2163,8 @@ Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()
             # Only the open string's text is new (in the parser's own buffer), and nobody holds the snapshot before
             # the last: its str grows in place; nothing else of it changes, nor does its record.
             streaming_json_text_grow(old.text, self._string_buffer, self._string_length)
-            self._string_capacity = self._string_length  # the next character goes to a store (_make_room)
+            if self._string_length >= STORE_FROM:
+                self._string_capacity = self._string_length  # the next character goes to a store (_make_room)
             self._string_shown = True
             self._newest = 1 - self._newest
             return <object>old.root
