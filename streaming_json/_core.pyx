@@ -29,7 +29,7 @@ from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcpy
 
 from collections import deque
 
@@ -1022,7 +1022,8 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
 
 @cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonParser:
-    """StreamingJsonParser(*, changes=True, done_events=False, report_depth=_shared.REPORT_DEPTH_LIMIT, prose=False, source_paths=(), stable=False, items_at=None)
+    """StreamingJsonParser(*, changes=True, done_events=False, report_depth=_shared.REPORT_DEPTH_LIMIT, prose=False,
+source_paths=(), stable=False, items_at=None)
 --
 
 Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.

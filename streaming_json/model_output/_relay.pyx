@@ -15,7 +15,7 @@ cimport cython
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_XDECREF
 
-from streaming_json._core cimport StreamingJsonParser, streaming_json_unique
+from streaming_json._core cimport StreamingJsonParser, streaming_json_unique  # no-cython-lint (in C below)
 
 from json.encoder import encode_basestring
 
