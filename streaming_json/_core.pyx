@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False, cdivision=True
-# cython: embedsignature=True, freethreading_compatible=False
+# cython: embedsignature=True, embedsignature.format=clinic, freethreading_compatible=True
 # (The compiler directives live here, and only here, so that every build path — setup.py, an sdist's regeneration,
 # ``make annotate`` — compiles the same code.)
 """The compiled core: the pure backend's state machine (see ``_pure.py`` for the reading rules) over code points.
@@ -24,18 +24,26 @@ itself grows a str that nothing else refers to. What anyone holds never changes;
 cimport cython
 from cpython.dict cimport PyDict_Copy, PyDict_DelItem, PyDict_GetItem, PyDict_SetItem
 from cpython.list cimport PyList_Append, PyList_GET_ITEM, PyList_GetSlice
-from cpython.mem cimport PyMem_Free, PyMem_Malloc, PyMem_Realloc
+from cpython.mem cimport PyMem_Calloc, PyMem_Free, PyMem_Malloc, PyMem_Realloc
 from cpython.object cimport PyObject
 from cpython.ref cimport Py_INCREF, Py_XDECREF
 from cpython.tuple cimport PyTuple_GET_ITEM, PyTuple_New, PyTuple_SET_ITEM
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
-from libc.string cimport memcmp, memcpy
+from libc.string cimport memcpy
 
 from collections import deque
 
 from . import _shared
 from ._repair import parse_tool_call_arguments
-from ._shared import ABSENT, MISSING, ToolCallReplace, checked_items_path, checked_source_paths
+from ._shared import (
+    ABSENT,
+    APPEND_AFTER_FINISH,
+    MISSING,
+    ToolCallReplace,
+    checked_items_path,
+    checked_source_paths,
+    not_str,
+)
 
 __all__ = [
     "StreamingJsonParser",
@@ -263,7 +271,10 @@ cdef inline codepoint simple_escape(codepoint char) noexcept nogil:
 # Changes hold parser-made JSON values, which cannot refer back to a change: no cycle to collect, so no GC tracking.
 @cython.no_gc
 cdef class JsonChange:
-    """One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange`, a
+    """JsonChange(*args, **kwargs)
+--
+
+One change that a piece of text made to the value: a :class:`SetChange`, an :class:`AppendChange`, a
     :class:`DoneChange` or a :class:`SourceChange`."""
 
     def __init__(self, *args, **kwargs):
@@ -292,7 +303,10 @@ cdef class JsonChange:
 @cython.final
 @cython.no_gc
 cdef class SetChange(JsonChange):
-    """``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
+    """SetChange(path, value)
+--
+
+``kind == "set"``: the value at ``path`` is now ``value`` (a key, an array item or a finished value)."""
 
     def __init__(self, tuple path not None, object value):
         self.path = path
@@ -312,7 +326,10 @@ cdef class SetChange(JsonChange):
 @cython.final
 @cython.no_gc
 cdef class AppendChange(JsonChange):
-    """``kind == "append"``: the open string at ``path`` grew by ``text``."""
+    """AppendChange(path, text)
+--
+
+``kind == "append"``: the open string at ``path`` grew by ``text``."""
 
     def __init__(self, tuple path not None, str text not None):
         self.path = path
@@ -332,7 +349,10 @@ cdef class AppendChange(JsonChange):
 @cython.final
 @cython.no_gc
 cdef class DoneChange(JsonChange):
-    """``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
+    """DoneChange(path, value)
+--
+
+``kind == "done"``: the value at ``path`` is complete; ``value`` is the very object later snapshots share."""
 
     def __init__(self, tuple path not None, object value):
         self.path = path
@@ -352,7 +372,10 @@ cdef class DoneChange(JsonChange):
 @cython.final
 @cython.no_gc
 cdef class SourceChange(JsonChange):
-    """``kind == "source"``: the next piece of the source text of the value at ``path`` (one of the parser's
+    """SourceChange(path, text, last=False)
+--
+
+``kind == "source"``: the next piece of the source text of the value at ``path`` (one of the parser's
     ``source_paths``), exactly as it was read; a value's pieces join to its text from its first character to its
     last, and ``last`` is true on the piece that ends it (empty where only the character after a number or literal
     ended it)."""
@@ -376,7 +399,9 @@ cdef class SourceChange(JsonChange):
 
 # A parser makes a change for nearly every value, and a caller drops them a piece later: the three kinds (one layout)
 # share a free list of their memory, which saves the allocator a round trip and a clear for each; it holds a piece's
-# worth of a 4 KB piece of records (a few hundred). (Cython's own free lists are for base classes only.)
+# worth of a 4 KB piece of records (a few hundred). (Cython's own free lists are for base classes only.) The list is
+# the module's, shared by every parser: with the GIL it is safe, as CPython's own free lists were; a free-threaded
+# build has none (a change is freed on whichever thread drops it), so that no thread touches it unlocked.
 cdef extern from *:
     """
     #define STREAMING_JSON_FREE_CHANGES 512
@@ -403,6 +428,10 @@ cdef extern from *:
     }
 
     static void streaming_json_share_free_changes(PyTypeObject *type) {
+    #ifdef Py_GIL_DISABLED
+        (void)type;
+        return;
+    #endif
         streaming_json_change_size = type->tp_basicsize;
         type->tp_alloc = streaming_json_change_alloc;
         type->tp_free = streaming_json_change_free;
@@ -423,7 +452,7 @@ cdef extern from *:
     static int streaming_json_list_reuse(PyObject *list) {
         PyObject *held[8];
         Py_ssize_t count = PyList_GET_SIZE(list), index;
-        if (Py_REFCNT(list) != 1 || !PyList_CheckExact(list) || count > 8) return 0;
+        if (!streaming_json_unique(list) || !PyList_CheckExact(list) || count > 8) return 0;
         memcpy(held, ((PyListObject *)list)->ob_item, (size_t)count * sizeof(PyObject *));
         Py_SET_SIZE(list, 0);
         for (index = 0; index < count; index++) Py_DECREF(held[index]);
@@ -442,11 +471,13 @@ cdef extern from *:
 # the layout of a str is known (CPython 3.9 to 3.13, the GIL held); elsewhere each snapshot's str is a fresh copy.
 cdef extern from *:
     """
+    #ifndef STREAMING_JSON_GROWS_TEXT  /* (-DSTREAMING_JSON_GROWS_TEXT=0 builds what other Pythons run, to test it) */
     #if PY_VERSION_HEX >= 0x03090000 && PY_VERSION_HEX < 0x030E0000 && !defined(Py_GIL_DISABLED) \
         && !defined(PYPY_VERSION)
     #define STREAMING_JSON_GROWS_TEXT 1
     #else
     #define STREAMING_JSON_GROWS_TEXT 0
+    #endif
     #endif
 
     /* A str of `length` characters of `kind` from `data`, of the class of `maxchar` (ASCII, Latin-1, UCS-2, UCS-4:
@@ -492,14 +523,11 @@ cdef extern from *:
     #endif
     }
 
-    /* Grow `text` (streaming_json_text_can_grow said it can) to the first `length` characters of `data`, of its
-       kind: it holds the first ones already. Its hash, if one was taken, is forgotten. */
-    static void streaming_json_text_grow(PyObject *text, const char *data, Py_ssize_t length) {
+    /* Show `length` characters of `text` (made by streaming_json_text_with_room, and nobody else holds it): the
+       characters up to there are in place; its hash, if one was taken, is forgotten. */
+    static void streaming_json_text_show(PyObject *text, Py_ssize_t length) {
     #if STREAMING_JSON_GROWS_TEXT
-        int kind = PyUnicode_KIND(text);
-        Py_ssize_t held = PyUnicode_GET_LENGTH(text);
-        memcpy((char *)PyUnicode_DATA(text) + held * kind, data + held * kind, (size_t)((length - held) * kind));
-        PyUnicode_WRITE(kind, PyUnicode_DATA(text), length, 0);
+        PyUnicode_WRITE(PyUnicode_KIND(text), PyUnicode_DATA(text), length, 0);
         ((PyASCIIObject *)text)->length = length;
         ((PyASCIIObject *)text)->hash = -1;
     #if PY_VERSION_HEX < 0x030C0000
@@ -507,12 +535,41 @@ cdef extern from *:
             ((PyCompactUnicodeObject *)text)->wstr_length = length;
     #endif
     #else
-        (void)text; (void)data; (void)length;
+        (void)text; (void)length;
     #endif
     }
 
+    /* Copy into `text` (streaming_json_text_can_grow said it can grow) the characters of `data` (of its kind) from
+       the ones it shows up to `length`, past what it shows: nobody sees them until it shows them. */
+    static void streaming_json_text_catch_up(PyObject *text, const char *data, Py_ssize_t length) {
+        int kind = PyUnicode_KIND(text);
+        Py_ssize_t held = PyUnicode_GET_LENGTH(text);
+        if ((const char *)PyUnicode_DATA(text) != data)
+            memcpy((char *)PyUnicode_DATA(text) + held * kind, data + held * kind, (size_t)((length - held) * kind));
+    }
+
+    /* Grow `text` (streaming_json_text_can_grow said it can) to the first `length` characters of `data`, of its
+       kind: it holds the first ones already (or `data` is its own). */
+    static void streaming_json_text_grow(PyObject *text, const char *data, Py_ssize_t length) {
+        streaming_json_text_catch_up(text, data, length);
+        streaming_json_text_show(text, length);
+    }
+
+    /* Give `*text` (made by streaming_json_text_with_room; the caller holds the one reference) room for `room`
+       characters, keeping the first `length`, which it shows: CPython's own resize of a str nobody else holds, a
+       realloc (a large block is remapped, not copied). 0, or -1 with MemoryError. */
+    static int streaming_json_text_resize(PyObject **text, Py_ssize_t length, Py_ssize_t room) {
+        streaming_json_text_show(*text, length);  /* (what a copy would keep, where CPython had to copy it) */
+        if (PyUnicode_Resize(text, room) < 0) return -1;
+        streaming_json_text_show(*text, length);
+        return 0;
+    }
+
     /* What says a snapshot's copy of an open container is as the parser built it: a dict's version tag, which
-       CPython changes at every change of a dict (PEP 509), or a list's size. */
+       CPython changes at every change of a dict (PEP 509), or a list's size. Where the tag cannot be read (a
+       free-threaded build, 3.14), a dict's copy is never reused: its size would miss a value its user replaced
+       before letting it go. */
+    #define STREAMING_JSON_SEES_DICT_CHANGES STREAMING_JSON_GROWS_TEXT
     static unsigned long long streaming_json_copy_tag(PyObject *copy) {
     #if STREAMING_JSON_GROWS_TEXT
         if (PyDict_CheckExact(copy)) {
@@ -538,12 +595,17 @@ cdef extern from *:
 
     """
     unsigned long long streaming_json_copy_tag(PyObject* copy) noexcept
+    bint STREAMING_JSON_SEES_DICT_CHANGES
     bint streaming_json_items_equal(PyObject* copy, PyObject* working, Py_ssize_t count) noexcept
     object streaming_json_text_with_room(codepoint maxchar, const char* data, int kind, Py_ssize_t length,
                                          Py_ssize_t capacity)
+    bint STREAMING_JSON_GROWS_TEXT
     bint streaming_json_text_can_grow(PyObject* text, codepoint maxchar, Py_ssize_t length,
                                       Py_ssize_t capacity, Py_ssize_t references) noexcept
     void streaming_json_text_grow(PyObject* text, const char* data, Py_ssize_t length) noexcept
+    void streaming_json_text_show(PyObject* text, Py_ssize_t length) noexcept
+    void streaming_json_text_catch_up(PyObject* text, const char* data, Py_ssize_t length) noexcept
+    int streaming_json_text_resize(PyObject** text, Py_ssize_t length, Py_ssize_t room) except -1
 
 
 cdef inline SetChange new_set(tuple path, object value):
@@ -570,31 +632,65 @@ cdef inline DoneChange new_done(tuple path, object value):
 # Keys repeat (the members of records, the arguments of calls to one tool): a key's str is made once and shared by
 # every parser while the cache holds it, as json.loads' memo and orjson's key cache do. That saves an allocation a
 # member, and hashing the key again when it goes into a dict (a str keeps its hash). Short Latin-1 keys only: the
-# cache is a table indexed by a hash of the text, an entry replaced by the next key that falls on it.
+# cache is a table indexed by a hash of the text, an entry replaced by the next key that falls on it. The table is the
+# module's, shared by every parser on every thread: on a free-threaded build a lock guards it (an entry is taken, with
+# a reference, or replaced, under it; the new str is made outside it); with the GIL the lock is nothing.
+cdef extern from *:
+    """
+    #define STREAMING_JSON_KEY_CACHE_SIZE 512
+    static PyObject *streaming_json_key_cache[STREAMING_JSON_KEY_CACHE_SIZE];
+    #ifdef Py_GIL_DISABLED
+    static PyMutex streaming_json_key_cache_lock = {0};
+    #define STREAMING_JSON_KEY_CACHE_LOCK() PyMutex_Lock(&streaming_json_key_cache_lock)
+    #define STREAMING_JSON_KEY_CACHE_UNLOCK() PyMutex_Unlock(&streaming_json_key_cache_lock)
+    #else
+    #define STREAMING_JSON_KEY_CACHE_LOCK() ((void)0)
+    #define STREAMING_JSON_KEY_CACHE_UNLOCK() ((void)0)
+    #endif
+
+    /* A key's str (a new reference): the one made for the same text before where the cache holds it, else a new
+       one it keeps. */
+    static PyObject *streaming_json_shared_key(const unsigned char *text, Py_ssize_t length, Py_UCS4 maxchar) {
+        uint32_t hash = 2166136261u;  /* FNV-1a */
+        Py_ssize_t index;
+        PyObject *cached, *key, *released;
+        for (index = 0; index < length; index++) hash = (hash ^ text[index]) * 16777619u;
+        index = (Py_ssize_t)((hash ^ (hash >> 16)) & (STREAMING_JSON_KEY_CACHE_SIZE - 1));
+        STREAMING_JSON_KEY_CACHE_LOCK();
+        cached = streaming_json_key_cache[index];
+        if (cached != NULL && PyUnicode_GET_LENGTH(cached) == length
+                && memcmp(PyUnicode_DATA(cached), text, (size_t)length) == 0) {
+            Py_INCREF(cached);
+            STREAMING_JSON_KEY_CACHE_UNLOCK();
+            return cached;
+        }
+        STREAMING_JSON_KEY_CACHE_UNLOCK();
+        key = PyUnicode_New(length, maxchar);
+        if (key == NULL) return NULL;
+        memcpy(PyUnicode_DATA(key), text, (size_t)length);
+        Py_INCREF(key);  /* the cache's */
+        STREAMING_JSON_KEY_CACHE_LOCK();
+        released = streaming_json_key_cache[index];
+        streaming_json_key_cache[index] = key;
+        STREAMING_JSON_KEY_CACHE_UNLOCK();
+        Py_XDECREF(released);  /* a str: no code runs */
+        return key;
+    }
+    """
+    object streaming_json_shared_key(const uint8_t* text, Py_ssize_t length, codepoint maxchar)
+
+
 cdef enum:
-    KEY_CACHE_SIZE = 512
-    KEY_CACHE_LONGEST = 32
-cdef PyObject* KEY_CACHE[KEY_CACHE_SIZE]
+    KEY_CACHE_LONGEST = 32  # the longest key the cache holds
+
+cdef enum:
+    STORE_FROM = 4096  # an open string this long, once shown, keeps its characters in a store (see _make_room)
 
 
-cdef object shared_key(const uint8_t* text, Py_ssize_t length, codepoint maxchar):
-    """A key's str: the one made for the same text before where the cache holds it, else a new one it keeps."""
-    cdef uint32_t hash = 2166136261u  # FNV-1a
-    cdef Py_ssize_t index
-    cdef PyObject* cached
-    for index in range(length):
-        hash = (hash ^ text[index]) * 16777619u
-    index = (hash ^ (hash >> 16)) & (KEY_CACHE_SIZE - 1)
-    cached = KEY_CACHE[index]
-    if (cached != NULL and PyUnicode_GET_LENGTH(<object>cached) == length
-            and memcmp(PyUnicode_DATA(<object>cached), text, length) == 0):
-        return <object>cached
-    key = PyUnicode_New(length, maxchar)
-    memcpy(PyUnicode_DATA(key), text, length)
-    Py_XDECREF(cached)
-    Py_INCREF(key)
-    KEY_CACHE[index] = <PyObject*>key
-    return key
+cdef inline Py_ssize_t room_for(Py_ssize_t length) noexcept nogil:
+    """The characters a snapshot's str of the open string is made with room for: twice its length while it is
+    short, a quarter more from STORE_FROM on (where its room is most of the memory the parser holds)."""
+    return length + (length if length < STORE_FROM else length // 4) + 16
 
 
 cdef inline SourceChange new_source(tuple path, str text, bint last):
@@ -926,7 +1022,11 @@ cdef int read_text(StreamingJsonParser parser, const CharT* data, Py_ssize_t len
 
 @cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonParser:
-    """Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
+    """StreamingJsonParser(*, changes=True, done_events=False, report_depth=_shared.REPORT_DEPTH_LIMIT, prose=False,
+source_paths=(), stable=False, items_at=None)
+--
+
+Incremental, tolerant JSON parser: ``append()`` each piece of text, ``snapshot()`` the value so far.
 
     ``append()`` returns the changes the piece made; ``snapshot()`` returns an immutable value that shares completed
     parts with earlier snapshots. Neither ever raises on any text.
@@ -939,6 +1039,9 @@ cdef class StreamingJsonParser:
     of the text of a value at a matching path, verbatim; ``items_at`` (a path of keys and indices) lets
     :meth:`append_items` return each finished element of the array there; ``done`` and ``unused_text`` say where the
     root value ended and what followed it, ``in_string`` whether the text so far ends inside a string.
+
+    A parser is used by one thread at a time; parsers of their own run on many threads at once, on a free-threaded
+    build too.
     """
 
     def __cinit__(self, *args, **kwargs):
@@ -962,10 +1065,8 @@ cdef class StreamingJsonParser:
         self._source_path = ROOT_PATH
         self._shown_word = NOTHING
         self._unused_from = -1
-        self._unused = []
         self._items_at = ()
         self._items_depth = -1
-        self._items = []
 
     def __init__(self, *, bint changes=True, bint done_events=False, report_depth=REPORT_DEPTH_LIMIT,
                  bint prose=False, source_paths=(), bint stable=False, items_at=None):
@@ -989,15 +1090,18 @@ cdef class StreamingJsonParser:
 
     def __dealloc__(self):
         self._forget_shown()
+        PyMem_Free(self._shown)
+        self._release_store()
         self._release_frames()
         PyMem_Free(self._frames)
-        PyMem_Free(self._string_buffer)
+        PyMem_Free(self._scratch)
         PyMem_Free(self._word_buffer)
 
     # --- Public API ---------------------------------------------------------------------------------------------
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the changes it made, in order."""
         # The list the last append returned, where nobody holds it any more (the caller read it and let it go), is
@@ -1009,6 +1113,7 @@ cdef class StreamingJsonParser:
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append_source(self, text):
         """Read the next piece as :meth:`append` does. Where the piece lies wholly in the value whose source text is
         being reported (``source_paths``), begun before it, and changed nothing else, return the piece itself (a
@@ -1041,6 +1146,7 @@ cdef class StreamingJsonParser:
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append_items(self, text):
         """Read the next piece as :meth:`append` does; return the elements of the array at ``items_at`` that it
         finished, in order (a ``list``, empty where it finished none), instead of its changes.
@@ -1056,7 +1162,7 @@ cdef class StreamingJsonParser:
         """``append_items()``, for a compiled layer that cimports the parser."""
         if self._items_depth < 0:
             raise ValueError(_shared.NO_ITEMS_AT)
-        if self._busy or not streaming_json_list_reuse(<PyObject*>self._items):
+        if self._busy or self._items is None or not streaming_json_list_reuse(<PyObject*>self._items):
             self._items = []
         if self._busy or not streaming_json_list_reuse(<PyObject*>self._changes):
             self._changes = []
@@ -1069,6 +1175,7 @@ cdef class StreamingJsonParser:
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def snapshot(self, *, bint fresh=False):
         """The value of the text read so far (``MISSING`` before a value starts); never changes once returned.
 
@@ -1098,12 +1205,15 @@ cdef class StreamingJsonParser:
         return self._root_done
 
     @property
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def unused_text(self):
         """The text after the end of the root value, which the parser does not read: an end marker, prose, the next
         document (as ``zlib``'s ``unused_data``); for bytes input, decoded."""
+        if self._unused is None:
+            return ""
         if len(self._unused) > 1:
             self._unused = ["".join(self._unused)]
-        return self._unused[0] if self._unused else ""
+        return self._unused[0]
 
     @property
     def in_string(self):
@@ -1147,6 +1257,8 @@ cdef class StreamingJsonParser:
                     self._report_source(decoded, length, False)
                 self._source_from = 0
             if self._unused_from >= 0:
+                if self._unused is None:
+                    self._unused = []
                 self._unused.append(decoded[self._unused_from:])
                 self._unused_from = -1
             if self._lines and length:
@@ -1336,7 +1448,7 @@ cdef class StreamingJsonParser:
             if frame.collects and self._items_wanted:
                 PyList_Append(self._items, value)
             return 0
-        if self._shown[self._newest].root != NULL or self._shown[self._newest].text != NULL:
+        if self._shown != NULL and (self._shown[self._newest].root != NULL or self._shown[self._newest].text != NULL):
             self._forget_shown()  # the root value ended: what snapshots show is that value, nothing to update
         if self._documents is not None:
             self._documents.append(self._root_value)
@@ -1398,7 +1510,7 @@ cdef class StreamingJsonParser:
         cdef Frame* frames
         cdef Frame* frame
         if self._depth == self._frames_capacity:
-            capacity = self._frames_capacity * 2 if self._frames_capacity else 16
+            capacity = self._frames_capacity * 2 if self._frames_capacity else 1
             frames = <Frame*>PyMem_Realloc(self._frames, capacity * sizeof(Frame))
             if frames == NULL:
                 raise MemoryError()
@@ -1473,7 +1585,11 @@ cdef class StreamingJsonParser:
         self._string_flushed = 0
         self._string_maxchar = 0
         self._piece_maxchar = 0
-        self._string_kind = 1  # the buffer holds at least capacity * kind bytes whatever kind it had before
+        if self._string_store != NULL:
+            self._release_store()
+        self._string_kind = 1  # the parser's own buffer, read as 1 byte a character from the start
+        self._string_capacity = self._scratch_bytes
+        self._string_shown = False
         self._string_reported = False
         self._string_path = None
         if self._depth and not self._dropped_depth:
@@ -1492,41 +1608,134 @@ cdef class StreamingJsonParser:
 
     cdef int _reserve_string(self, Py_ssize_t extra, codepoint maxchar) except -1:
         """Make room for ``extra`` more characters up to ``maxchar``, widening the buffer's kind if needed."""
-        cdef Py_ssize_t needed = self._string_length + extra
-        cdef Py_ssize_t capacity
-        cdef char* buffer
         if maxchar > self._string_maxchar:
             self._widen_string(maxchar)
-        if needed <= self._string_capacity:
+        if self._string_length + extra <= self._string_capacity:
             return 0
-        capacity = max(needed, self._string_capacity * 2, 64)
-        buffer = <char*>PyMem_Realloc(self._string_buffer, capacity * self._string_kind)
-        if buffer == NULL:
-            raise MemoryError()
-        self._string_buffer = buffer
+        return self._make_room(self._string_length + extra)
+
+    # The open string's text is in one buffer, whole: the parser's own, or a str's own characters (the store). Once a
+    # snapshot has shown a value string of STORE_FROM characters or more, its characters go to a store: a str with
+    # room that nobody else holds, which the next snapshot shows as it is (its length set, in place); the store it
+    # showed takes no more characters, and the next one is the str the snapshot before showed, once nobody holds that
+    # any more (the characters it lacks copied in), or a new str. So a long open string read a piece at a time, a
+    # snapshot after each, is held in the two strs the last two snapshots show, no third copy: its peak is about
+    # twice the text, plus the room (a quarter). Elsewhere (a key, a string no snapshot showed, a shorter one, a
+    # Python where a str cannot grow in place) it is the parser's own buffer, which is kept from one string to the
+    # next while it is small, and a snapshot's str grows in place from it with room to double (_open_string): for a
+    # short string the copies cost little memory, and the store's moves would cost time a piece.
+
+    cdef int _make_room(self, Py_ssize_t needed) except -1:
+        """Room for ``needed`` characters: the parser's own buffer grown, or, for a long value string a snapshot
+        showed, a store (``_to_store``)."""
+        if self._string_store != NULL or (self._string_shown and self._string_length >= STORE_FROM
+                                          and STREAMING_JSON_GROWS_TEXT):
+            return self._to_store(needed)
+        return self._to_scratch(needed, self._string_kind)
+
+    cdef int _to_scratch(self, Py_ssize_t needed, int kind) except -1:
+        """Make the parser's own buffer the open string's, ``kind`` bytes a character, with room for ``needed``,
+        holding the text so far (copied, and widened, from where it was)."""
+        cdef Py_ssize_t capacity
+        cdef Py_ssize_t index
+        cdef char* scratch
+        if self._string_store == NULL and kind == self._string_kind:
+            capacity = max(needed, self._scratch_bytes // kind * 2, 16)
+            scratch = <char*>PyMem_Realloc(self._scratch, capacity * kind)
+            if scratch == NULL:
+                raise MemoryError()
+        else:
+            capacity = max(needed, self._string_length * 2, 16)
+            scratch = <char*>PyMem_Malloc(capacity * kind)
+            if scratch == NULL:
+                raise MemoryError()
+            if kind == self._string_kind:
+                memcpy(scratch, self._string_buffer, self._string_length * kind)
+            else:
+                for index in range(self._string_length):
+                    if kind == 2:
+                        (<uint16_t*>scratch)[index] = (<uint8_t*>self._string_buffer)[index]
+                    elif self._string_kind == 1:
+                        (<uint32_t*>scratch)[index] = (<uint8_t*>self._string_buffer)[index]
+                    else:
+                        (<uint32_t*>scratch)[index] = (<uint16_t*>self._string_buffer)[index]
+            self._release_store()
+            PyMem_Free(self._scratch)
+        self._scratch = self._string_buffer = scratch
+        self._scratch_bytes = capacity * kind
         self._string_capacity = capacity
+        self._string_kind = kind
         return 0
 
+    cdef int _to_store(self, Py_ssize_t needed) except -1:
+        """Room for ``needed`` characters of a value string a snapshot showed, in a store: the store itself resized
+        where nobody else holds it (it filled up between two snapshots); else the str the snapshot before the last
+        showed, where nobody holds it any more and it has room, the characters it lacks copied in; else a new str
+        (that one let go first where it can be, so that it is freed before the new one is made)."""
+        cdef Shown* other
+        cdef PyObject* text
+        cdef PyObject* store = self._string_store
+        cdef Py_ssize_t references
+        cdef Py_ssize_t room = room_for(needed)
+        if store != NULL and not self._store_shown:
+            # Full, and nobody else holds it: but the record of the snapshot it will go to (and that snapshot's
+            # copies), which are let go (the next snapshot copies the open path afresh, once).
+            if self._shown != NULL and self._shown[1 - self._newest].text == store:
+                self._forget_record(&self._shown[1 - self._newest])
+            if Py_REFCNT(store) == 1:
+                streaming_json_text_resize(&self._string_store, self._string_length, room)
+                self._string_buffer = <char*>PyUnicode_DATA(<object>self._string_store)
+                self._string_capacity = self._store_room = room
+                return 0
+        elif self._shown != NULL:
+            other = &self._shown[1 - self._newest]
+            text = other.text
+            if text != NULL and text != store and other.string_serial == self._string_serial:
+                references = 1
+                if (other.root != NULL and self._depth and other.depth == self._depth
+                        and other.levels[self._depth - 1].child == text and self._reusable_levels() == self._depth):
+                    references = 2  # and the copy it is in, which nobody else holds either
+                if streaming_json_text_can_grow(text, self._string_maxchar, needed, other.room, references):
+                    streaming_json_text_catch_up(text, self._string_buffer, self._string_length)
+                    return self._take_store(text, other.room)
+                if needed >= STORE_FROM and streaming_json_text_can_grow(text, self._string_maxchar, 0, 0, references):
+                    self._forget_record(other)  # nobody holds it, but it is too small: let it go first
+        new_text = streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind,
+                                                 self._string_length, room)
+        return self._take_store(<PyObject*>new_text, room)
+
+    cdef int _take_store(self, PyObject* text, Py_ssize_t room) except -1:
+        """Make ``text`` (holding the open string's text, past what it shows) its store, and let the parser's own
+        buffer go where it is large."""
+        Py_INCREF(<object>text)
+        self._release_store()
+        self._string_store = text
+        self._store_room = self._string_capacity = room
+        self._store_shown = False
+        self._string_buffer = <char*>PyUnicode_DATA(<object>text)
+        if self._scratch_bytes > 4096:
+            PyMem_Free(self._scratch)
+            self._scratch = NULL
+            self._scratch_bytes = 0
+        return 0
+
+    cdef void _release_store(self) noexcept:
+        """The open string's characters are no longer in the store: let it go (the snapshots that show it keep it)."""
+        cdef PyObject* store = self._string_store
+        self._string_store = NULL
+        self._store_shown = False
+        self._string_buffer = self._scratch
+        self._string_capacity = self._scratch_bytes // self._string_kind if self._string_kind else 0
+        Py_XDECREF(store)
+
     cdef int _widen_string(self, codepoint maxchar) except -1:
+        """A character beyond the open string's class so far: its buffer is widened where the kind changes, and a
+        store, whose class is fixed when it is made, is left for the parser's own buffer."""
         cdef int kind = 1 if maxchar < 0x100 else (2 if maxchar < 0x10000 else 4)
-        cdef Py_ssize_t index
-        cdef char* wider
+        cdef bint new_class = (maxchar >= 0x80) != (self._string_maxchar >= 0x80) or kind > self._string_kind
         self._string_maxchar = maxchar
-        if kind <= self._string_kind:
-            return 0
-        wider = <char*>PyMem_Malloc(max(self._string_capacity, 1) * kind)
-        if wider == NULL:
-            raise MemoryError()
-        for index in range(self._string_length):
-            if kind == 2:
-                (<uint16_t*>wider)[index] = (<uint8_t*>self._string_buffer)[index]
-            elif self._string_kind == 1:
-                (<uint32_t*>wider)[index] = (<uint8_t*>self._string_buffer)[index]
-            else:
-                (<uint32_t*>wider)[index] = (<uint16_t*>self._string_buffer)[index]
-        PyMem_Free(self._string_buffer)
-        self._string_buffer = wider
-        self._string_kind = kind
+        if kind > self._string_kind or (new_class and self._string_store != NULL):
+            return self._to_scratch(self._string_length + 1, max(kind, self._string_kind))
         return 0
 
     cdef int _store_char(self, codepoint char) except -1:
@@ -1652,10 +1861,13 @@ cdef class StreamingJsonParser:
         if self._string_role == ROLE_DROPPED:
             value = None
         elif self._string_role == ROLE_KEY and self._string_kind == 1 and self._string_length <= KEY_CACHE_LONGEST:
-            value = shared_key(<const uint8_t*>self._string_buffer, self._string_length, self._string_maxchar)
+            value = streaming_json_shared_key(<const uint8_t*>self._string_buffer, self._string_length,
+                                              self._string_maxchar)
         else:
             value = piece if whole_in_piece and piece is not None else self._string_slice(0)
         self._string_length = self._string_flushed = 0  # a closed string is no longer part of the copy cost
+        if self._string_store != NULL:
+            self._release_store()  # (the value is a copy; the snapshots that showed the store keep it)
         if self._string_role == ROLE_DROPPED:
             if not self._dropped_depth:
                 self._frames[index].phase = AFTER_VALUE
@@ -1816,33 +2028,55 @@ cdef class StreamingJsonParser:
     # --- Snapshots ----------------------------------------------------------------------------------------------
 
     cdef object _open_string(self, bint in_kept_copy):
-        """The open value string as a snapshot shows it (``NOTHING`` where none is open): the str the snapshot
-        before the last showed of it, grown in place, where nobody else can see that str any more (``in_kept_copy``:
-        it is in a kept copy that is being updated, held there and by the record alone), else a new one with room to
-        grow (see ``streaming_json_text_with_room``). Its room is left in ``_text_room``."""
+        """The open value string as a snapshot shows it (``NOTHING`` where none is open): the store, where the text
+        is (shown as far as it goes, in place); else the str the snapshot before the last showed of it, grown in
+        place, where nobody else can see that str any more (``in_kept_copy``: it is in a kept copy that is being
+        updated, held there and by the record alone); else a new one with room to grow (see
+        ``streaming_json_text_with_room``). Its room is left in ``_text_room``."""
         cdef Py_ssize_t length
         cdef Shown* old = &self._shown[1 - self._newest]
+        cdef PyObject* store = self._string_store
         if self._mode != STRING or self._string_role != ROLE_VALUE:
             return NOTHING
         length = self._string_length
+        self._string_shown = True
+        if store != NULL:
+            self._text_room = self._store_room
+            if not self._store_shown:
+                streaming_json_text_show(store, length)
+                self._store_shown = True
+                self._string_capacity = length  # it takes no more characters: the next go to another store
+                return <object>store
+            if PyUnicode_GET_LENGTH(<object>store) == length:
+                return <object>store  # nothing was added since a snapshot showed it
         if (old.text != NULL and old.string_serial == self._string_serial
                 and streaming_json_text_can_grow(old.text, self._string_maxchar, length, old.room,
                                                  2 if in_kept_copy else 1)):
             streaming_json_text_grow(old.text, self._string_buffer, length)
             self._text_room = old.room
-            return <object>old.text
-        self._text_room = 2 * length + 16
-        return streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind, length,
-                                             self._text_room)
+            text = <object>old.text
+        else:
+            self._text_room = room_for(length)
+            text = streaming_json_text_with_room(self._string_maxchar, self._string_buffer, self._string_kind, length,
+                                                 self._text_room)
+        if STREAMING_JSON_GROWS_TEXT and length >= STORE_FROM:
+            self._string_capacity = length  # the next character goes to a store (_make_room)
+        return text
 
     cdef void _forget_shown(self) noexcept:
         """Let go of both kept snapshots: the document ended, or the parser goes."""
-        cdef int index
-        for index in range(2):
-            Py_XDECREF(self._shown[index].root)
-            Py_XDECREF(self._shown[index].text)
-            self._shown[index].root = self._shown[index].text = NULL
-            self._shown[index].depth = 0
+        if self._shown != NULL:
+            self._forget_record(&self._shown[0])
+            self._forget_record(&self._shown[1])
+
+    cdef void _forget_record(self, Shown* record) noexcept:
+        """Let go of a kept snapshot and its str."""
+        cdef PyObject* root = record.root
+        cdef PyObject* text = record.text
+        record.root = record.text = NULL
+        record.depth = 0
+        Py_XDECREF(root)
+        Py_XDECREF(text)
 
     cdef Py_ssize_t _reusable_levels(self) noexcept:
         """How many open containers, from the root, have a copy in the snapshot before the last that can be updated
@@ -1858,17 +2092,19 @@ cdef class StreamingJsonParser:
         cdef Frame* frame
         cdef Py_ssize_t index
         cdef Py_ssize_t size
-        if old.root == NULL or Py_REFCNT(old.root) != 1:
+        if old.root == NULL or not streaming_json_unique(old.root):
             return 0
         for index in range(min(old.depth, self._depth)):
             level = &old.levels[index]
             frame = &self._frames[index]
-            if level.serial != frame.serial or (index and Py_REFCNT(level.copy) != 1):
+            if level.serial != frame.serial or (index and not streaming_json_unique(level.copy)):
                 return index
             if streaming_json_copy_tag(level.copy) != level.copy_tag:
                 return index  # changed by its user
             if frame.is_object:
                 # A dict is updated only where the working one did not change (but in its open value's copy).
+                if not STREAMING_JSON_SEES_DICT_CHANGES:
+                    return index
                 if streaming_json_copy_tag(frame.container) != level.work_tag or frame.key != level.key:
                     return index
             else:
@@ -1891,10 +2127,15 @@ cdef class StreamingJsonParser:
         cdef Py_ssize_t depth = self._depth
         cdef Py_ssize_t reused
         cdef Frame* frame
-        cdef Shown* old = &self._shown[1 - self._newest]
+        cdef Shown* old
         cdef ShownLevel* level
         cdef PyObject* released
         cdef bint has_word
+        if self._shown == NULL:  # the records, made for the first snapshot that shows an open value
+            self._shown = <Shown*>PyMem_Calloc(2, sizeof(Shown))
+            if self._shown == NULL:
+                raise MemoryError()
+        old = &self._shown[1 - self._newest]
         if not depth:
             if self._root_done:
                 return self._root_value
@@ -1907,12 +2148,25 @@ cdef class StreamingJsonParser:
         if depth > SHOWN_DEPTH:
             return self._copy_open_path()
         reused = self._reusable_levels()
+        if (reused == depth and old.text == self._string_store and old.text != NULL and not self._store_shown
+                and old.string_serial == self._string_serial and self._mode == STRING):
+            # The usual piece: only the open string's text is new, it went to the store, which the snapshot before
+            # the last shows, and nobody holds that snapshot: the store shows its text (in place), and the snapshot
+            # is returned again. Nothing else of it changes, nor does its record.
+            streaming_json_text_show(old.text, self._string_length)
+            self._store_shown = True
+            self._string_capacity = self._string_length  # the next character goes to another store
+            self._newest = 1 - self._newest
+            return <object>old.root
         if (reused == depth and old.text != NULL and old.string_serial == self._string_serial
                 and self._mode == STRING and self._string_role == ROLE_VALUE
                 and streaming_json_text_can_grow(old.text, self._string_maxchar, self._string_length, old.room, 2)):
-            # The usual piece: only the open string's text is new, and nobody holds the snapshot before the last.
-            # Its str grows in place; nothing else of it changes, nor does its record.
+            # Only the open string's text is new (in the parser's own buffer), and nobody holds the snapshot before
+            # the last: its str grows in place; nothing else of it changes, nor does its record.
             streaming_json_text_grow(old.text, self._string_buffer, self._string_length)
+            if self._string_length >= STORE_FROM:
+                self._string_capacity = self._string_length  # the next character goes to a store (_make_room)
+            self._string_shown = True
             self._newest = 1 - self._newest
             return <object>old.root
         # The innermost open value: a string already holding its slot, or a word not yet placed.
@@ -1997,7 +2251,10 @@ cdef class StreamingJsonParser:
 
 @cython.auto_pickle(False)  # a stream, not a value
 cdef class StreamingJsonDocuments:
-    """Several JSON documents in one stream: concatenated values, JSON Lines, or objects and arrays in prose.
+    """StreamingJsonDocuments(*, lines=False, prose=False, stable=True)
+--
+
+Several JSON documents in one stream: concatenated values, JSON Lines, or objects and arrays in prose.
 
     ``append()`` returns the documents each piece completed, ``finish()`` those the end of input completes (a pending
     number or literal); ``snapshot()`` shows the document being read, or ``MISSING`` between documents. Documents are
@@ -2018,16 +2275,18 @@ cdef class StreamingJsonDocuments:
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append(self, text):
         """Read the next piece (``str``, or UTF-8 ``bytes``-like); return the documents it completed, in order."""
         if self._finished:
-            raise ValueError(_shared.APPEND_AFTER_FINISH)
+            raise ValueError(APPEND_AFTER_FINISH)
         cdef list documents = []
         self._parser._documents = documents
         self._parser._feed(text)
         self._count += len(documents)
         return documents
 
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def finish(self):
         """End the input; return the documents that its end completes (a root number or literal still pending).
 
@@ -2067,7 +2326,10 @@ cdef class StreamingJsonDocuments:
 
 @cython.auto_pickle(False)  # a stream, not a value
 cdef class ToolCallArgumentsStream:
-    """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
+    """ToolCallArgumentsStream(*, stable=False)
+--
+
+The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
     :class:`StreamingJsonParser` for the partial arguments in between."""
 
     def __cinit__(self):
@@ -2087,6 +2349,7 @@ cdef class ToolCallArgumentsStream:
         self._arguments = {}
 
     @property
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def text(self):
         """The raw argument text received so far."""
         if self._chunks:
@@ -2097,10 +2360,11 @@ cdef class ToolCallArgumentsStream:
 
     @cython.binding(False)  # per piece: a method of the type's own, called without a function object between
     @cython.embedsignature.format("clinic")
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append(self, delta):
         """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
         if not isinstance(delta, str):
-            raise TypeError(_shared.not_str("delta", delta))
+            raise TypeError(not_str("delta", delta))
         if delta:
             self._chunks.append(delta)
             self._parser._feed(delta)
@@ -2116,7 +2380,7 @@ cdef class ToolCallArgumentsStream:
                 self._arguments = {}  # a root that is not an object shows no arguments
         return self._arguments
 
-    def replace(self, text):
+    def replace(self, text):  # (text and append hold the stream's critical section)
         """Take the provider's complete argument text so far.
 
         Where it continues the text so far, the missing piece is appended and returned as ``delta``; otherwise the
@@ -2131,6 +2395,6 @@ cdef class ToolCallArgumentsStream:
         self._start()
         return ToolCallReplace(None, self.append(text))
 
-    def finish(self):
+    def finish(self):  # (text holds the stream's critical section)
         """The final arguments: one strict parse of the complete text, which reports malformed arguments."""
         return parse_tool_call_arguments(self.text)

@@ -290,6 +290,11 @@ _NUMBER_WORD, _LITERAL_WORD, _UNKNOWN_WORD = range(3)
 _NO_SOURCE, _SOURCE_CONTAINER, _SOURCE_STRING, _SOURCE_WORD = range(4)
 
 _NOTHING = ABSENT  # "no value" inside the parser; MISSING is only what snapshot() returns
+# What a parser holds where it needs no list yet (no string or word open, no text after the root, no piece being
+# read): an empty tuple, which costs nothing and takes no item (a list is made where one is needed), so that an idle
+# parser holds only what it reads. And the lengths of no source paths.
+_NO_LIST: Any = ()
+_NO_LENGTHS: frozenset[int] = frozenset()
 
 
 def _number_value(text: str) -> Any:
@@ -339,10 +344,13 @@ def _pending_word_value(kind: int, number_state: int, text: str, stable: bool) -
     return _NOTHING
 
 
+_ON_ITEMS_PATH, _COLLECTS = 1, 2  # a frame's part in ``items_at``
+
+
 class _Frame:
     """One open container: the working object (never returned), where the next value goes, and its path."""
 
-    __slots__ = ("container", "is_object", "phase", "key", "path", "reported", "on_items_path", "collects")
+    __slots__ = ("container", "is_object", "phase", "key", "path", "reported", "items_role")
 
     def __init__(
         self,
@@ -361,10 +369,9 @@ class _Frame:
         # reported one by one (a container at the limit is reported whole when it closes).
         self.path = path
         self.reported = path is not None and len(path) < report_depth
-        # ``on_items_path``: its path begins the parser's ``items_at`` (or is all of it); ``collects``: it is the
-        # array at ``items_at``, whose finished elements append_items() returns.
-        self.on_items_path = on_items_path
-        self.collects = collects
+        # Its part in ``items_at``: _ON_ITEMS_PATH, its path begins it (or is all of it); _COLLECTS, it is the array
+        # there, whose finished elements append_items() returns; 0, neither.
+        self.items_role = _COLLECTS if collects else (_ON_ITEMS_PATH if on_items_path else 0)
 
     def child_path(self, slot: Key) -> Optional[Path]:
         return self.path + (slot,) if self.reported else None  # type: ignore[operator]
@@ -417,6 +424,9 @@ class StreamingJsonParser:
     of the text of a value at a matching path, verbatim; ``items_at`` (a path of keys and indices) lets
     :meth:`append_items` return each finished element of the array there; ``done`` and ``unused_text`` say where the
     root value ended and what followed it, ``in_string`` whether the text so far ends inside a string.
+
+    A parser is used by one thread at a time; parsers of their own run on many threads at once, on a free-threaded
+    build too.
     """
 
     __slots__ = (
@@ -426,7 +436,6 @@ class StreamingJsonParser:
         "_prose",
         "_lines",
         "_blank_run",
-        "_prose_stop",
         "_prose_bracket",
         "_prose_literal",
         "_documents",
@@ -459,7 +468,6 @@ class StreamingJsonParser:
         "_credit",
         "_dirty",
         "_last_snapshot",
-        "_input_is_bytes",
         "_decoder",
         "_stable",
         "_shown_word",
@@ -497,7 +505,6 @@ class StreamingJsonParser:
         self._prose = bool(prose)
         self._prose_bracket = ""  # in prose, a bracket waiting for the character that decides whether JSON starts
         self._prose_literal = ""  # and, after "[", the start of a literal read so far
-        self._prose_stop = _PROSE_STOP
         # Documents (set up by StreamingJsonDocuments): a list that finished root values go to, instead of the end of
         # reading; and in JSON Lines, the line count and the lines that gave no document.
         self._documents: Optional[list[Any]] = None
@@ -507,7 +514,7 @@ class StreamingJsonParser:
         self._line_done = False
         self._line_has_text = False
         self._skipped_lines = 0
-        self._skipped: deque[int] = deque(maxlen=SKIPPED_LINES_KEPT)
+        self._skipped: Optional[deque[int]] = None  # the latest skipped lines' numbers, made at the first one
         self._frames: list[_Frame] = []
         self._root_done = False
         self._root_value: Any = _NOTHING
@@ -517,39 +524,40 @@ class StreamingJsonParser:
         self._string_role = _VALUE
         self._string_path: Optional[Path] = None
         self._string_reported = False
-        self._string_chunks: list[str] = []
+        self._string_chunks: list[str] = _NO_LIST
         self._string_length = 0
-        self._piece_chunks: list[str] = []
+        self._piece_chunks: list[str] = _NO_LIST
         self._escape = ""  # an unterminated escape: "\\", "\\u", "\\u1", ...
         self._high_surrogate = ""  # a high-surrogate escape waiting to see whether a low one follows
         # The open word (number or literal).
         self._word_role = _VALUE
         self._word_kind = _UNKNOWN_WORD
-        self._word_chunks: list[str] = []
+        self._word_chunks: list[str] = _NO_LIST
         self._word_length = 0
         self._word_live = False  # the word can still become a number or literal: its characters may change the value
         self._number_state = _NUMBER_START  # where a number word is in the number grammar (while it is live)
-        self._changes: list[JsonChange] = []
+        self._changes: list[JsonChange] = _NO_LIST  # the list of the piece being read
         self._open_members = 0  # members and elements held by open containers: the copy cost of the open path
         self._credit = 0
         self._dirty = False
         self._last_snapshot: Any = MISSING
-        self._input_is_bytes: Optional[bool] = None
-        self._decoder: Any = None
+        self._decoder: Any = None  # the input's: None before the first piece, False for str, a decoder for bytes
         # Source text: the patterns, and the value whose text is being reported (from where in this piece).
         self._source_patterns = checked_source_paths(source_paths, self._prose)
-        self._source_lengths = frozenset(len(pattern) for pattern in self._source_patterns)
+        self._source_lengths = (
+            frozenset(len(pattern) for pattern in self._source_patterns) if self._source_patterns else _NO_LENGTHS
+        )
         self._source_waiting = bool(self._source_patterns)  # patterns, and no value's source being reported
         self._source_kind = _NO_SOURCE
         self._source_path: Path = ()
         self._source_depth = 0
         self._source_from = 0
-        self._unused: list[str] = []  # the text after the root value
+        self._unused: list[str] = _NO_LIST  # the text after the root value
         self._source_text_wanted = False  # append_source(): the reported value's text as text, not a change
         # items_at: the path of the array whose finished elements append_items() returns (None: no such array), and
         # the elements the piece being read finished, collected while append_items() reads it.
         self._items_at = None if items_at is None else checked_items_path(items_at)
-        self._items: list[Any] = []
+        self._items: list[Any] = _NO_LIST
         self._items_wanted = False
 
     # --- Public API ---------------------------------------------------------------------------------------------
@@ -561,6 +569,7 @@ class StreamingJsonParser:
         changes: list[JsonChange] = []
         self._changes = changes
         self._feed(text)
+        self._changes = _NO_LIST  # the caller's, not kept
         return changes
 
     @property
@@ -602,6 +611,7 @@ class StreamingJsonParser:
             found = self._feed(text)
         finally:
             self._source_text_wanted = False
+            self._changes = _NO_LIST
         return changes if found is None else found
 
     def append_items(self, text: Piece) -> list[Any]:
@@ -623,6 +633,7 @@ class StreamingJsonParser:
             self._feed(text)
         finally:
             self._items_wanted = False
+            self._items = self._changes = _NO_LIST
         return items
 
     def _feed(self, text: Any) -> Optional[str]:
@@ -679,15 +690,14 @@ class StreamingJsonParser:
 
     def _decode(self, text: Any) -> str:
         if type(text) is str:
-            if self._input_is_bytes:
+            if self._decoder:
                 raise TypeError(STR_AFTER_BYTES)
-            self._input_is_bytes = False
+            self._decoder = False
             return text
         if isinstance(text, (bytes, bytearray, memoryview)):
-            if self._input_is_bytes is False:
+            if self._decoder is False:
                 raise TypeError(bytes_after_str(text))
             if self._decoder is None:
-                self._input_is_bytes = True
                 self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
             decoded: str = self._decoder.decode(text)
             return decoded
@@ -715,7 +725,10 @@ class StreamingJsonParser:
                 self._end_line()
                 position = newline + 1
             else:  # after the root value: not read
-                self._unused.append(text[position:])
+                if self._unused:
+                    self._unused.append(text[position:])
+                else:
+                    self._unused = [text[position:]]
                 return
 
     # --- Structure ----------------------------------------------------------------------------------------------
@@ -824,7 +837,7 @@ class StreamingJsonParser:
     def _value_finished(self, frame: Optional[_Frame], value: Any) -> None:
         if frame is not None:
             frame.phase = _AFTER_VALUE
-            if frame.collects and self._items_wanted:
+            if self._items_wanted and frame.items_role == _COLLECTS:
                 self._items.append(value)
         elif self._documents is not None:
             self._documents.append(self._root_value)
@@ -866,7 +879,7 @@ class StreamingJsonParser:
         value's key or index is the path's next step (a key never matches an index)."""
         depth = len(self._frames) - 1  # the parent's: the number of steps from the root to it
         steps = self._items_at
-        if not parent.on_items_path or depth >= len(steps):  # type: ignore[arg-type]
+        if not parent.items_role or depth >= len(steps):  # type: ignore[arg-type]
             return False
         step = steps[depth]  # type: ignore[index]
         if parent.is_object:
@@ -905,7 +918,7 @@ class StreamingJsonParser:
     def _begin_string(self) -> None:
         self._mode = _STRING
         self._string_chunks = []
-        self._piece_chunks = []
+        self._piece_chunks = _NO_LIST
         self._string_length = 0
         self._string_reported = False
         self._string_path = None
@@ -1021,12 +1034,15 @@ class StreamingJsonParser:
         if self._high_surrogate and self._escape == "":
             self._emit_held_surrogate()
         if self._string_role != _DROPPED:
-            self._piece_chunks.append(decoded)
+            if self._piece_chunks:
+                self._piece_chunks.append(decoded)
+            else:
+                self._piece_chunks = [decoded]
 
     def _flush_string_piece(self) -> str:
         """Move this piece's text into the open string and report it; return it."""
         piece = "".join(self._piece_chunks)
-        self._piece_chunks = []
+        self._piece_chunks = _NO_LIST
         if piece:
             _push_merged(self._string_chunks, piece)
             self._string_length += len(piece)
@@ -1163,7 +1179,7 @@ class StreamingJsonParser:
         bracket = self._prose_bracket
         if bracket:
             return self._read_after_bracket(bracket, text, position, length)
-        found = self._prose_stop.search(text, position)
+        found = (_PROSE_STOP_IN_LINE if self._lines else _PROSE_STOP).search(text, position)
         if found is None:
             return length
         position = found.start()
@@ -1215,7 +1231,7 @@ class StreamingJsonParser:
         self._mode = _PROSE if self._prose else _STRUCTURE
         self._prose_bracket = self._prose_literal = ""
         self._string_chunks = []
-        self._piece_chunks = []
+        self._piece_chunks = _NO_LIST
         self._string_length = 0
         self._escape = ""
         self._high_surrogate = ""
@@ -1225,8 +1241,7 @@ class StreamingJsonParser:
     def _end_line(self) -> None:
         """A newline in JSON Lines: a line that gave no document is skipped, and what it began is forgotten."""
         if not self._line_done:
-            self._skipped_lines += 1
-            self._skipped.append(self._line_number)
+            self._skip_line()
             self._reset_document()
         self._mode = _PROSE if self._prose else _STRUCTURE
         self._line_number += 1
@@ -1238,9 +1253,15 @@ class StreamingJsonParser:
         if self._mode == _WORD:
             self._end_word()
         if self._lines and self._line_has_text and not self._line_done:
-            self._skipped_lines += 1
-            self._skipped.append(self._line_number)
+            self._skip_line()
         self._line_has_text = False
+
+    def _skip_line(self) -> None:
+        """JSON Lines: the current line gave no document."""
+        self._skipped_lines += 1
+        if self._skipped is None:
+            self._skipped = deque(maxlen=SKIPPED_LINES_KEPT)
+        self._skipped.append(self._line_number)
 
     # --- Snapshots ----------------------------------------------------------------------------------------------
 
@@ -1397,7 +1418,6 @@ class StreamingJsonDocuments:
         if lines:
             parser._lines = True
             parser._blank_run = _BLANK_RUN_IN_LINE
-            parser._prose_stop = _PROSE_STOP_IN_LINE
         self._parser = parser
         self._count = 0
         self._finished = False
@@ -1446,4 +1466,4 @@ class StreamingJsonDocuments:
     @property
     def skipped(self) -> list[int]:
         """JSON Lines: the numbers (from 1) of the latest skipped lines, at most the last 100."""
-        return list(self._parser._skipped)
+        return [] if self._parser._skipped is None else list(self._parser._skipped)

@@ -9,18 +9,16 @@ than share their state. ``stubtest`` holds ``_core.pyi`` to the compiled module.
 
 from __future__ import annotations
 
-import ast
 import copy
 import functools
 import inspect
 import pickle
-import re
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Optional
+from typing import Any, Callable
 
 import pytest
 
@@ -100,54 +98,10 @@ def shape(signature: inspect.Signature, drop_self: bool = False) -> Shape:
     return tuple((p.name, p.kind.name, p.default) for p in parameters)
 
 
-def _default_value(text: str) -> Any:
-    """A default as Cython embeds it: a literal, or the name of one of the rule constants both backends read from
-    ``streaming_json._shared`` (``report_depth=REPORT_DEPTH_LIMIT``)."""
-    if text.isidentifier() and text.isupper():
-        return getattr(_shared, text)
-    return ast.literal_eval(text)
-
-
-def embedded_shape(cls: type) -> Optional[Shape]:
-    """The constructor signature that Cython's ``embedsignature`` writes as a class docstring's first line, e.g.
-    ``SetChange(tuple path, value)``, with C types dropped; None where there is none."""
-    first_line = (cls.__doc__ or "").split("\n", 1)[0]
-    match = re.fullmatch(rf"{re.escape(cls.__name__)}\((.*)\)", first_line)
-    if match is None:
-        return None
-    parameters = []
-    kind = "POSITIONAL_OR_KEYWORD"
-    for item in filter(None, (part.strip() for part in match.group(1).split(","))):
-        declaration, _, default_text = item.partition("=")
-        name = declaration.split(":")[0].split()[-1]
-        default: Any = inspect.Parameter.empty
-        if default_text:
-            default = _default_value(default_text.strip())
-        if name.startswith("*") and not name.startswith("**") and parameters:
-            # Cython (3.3) writes a class signature's "*" one parameter late, having dropped "self" after placing
-            # it: (self, *, a, b) comes out as (a, *, b). Put the parameter before it back behind it.
-            late, _, late_default = parameters.pop()
-            if name != "*":
-                parameters.append((name[1:], "VAR_POSITIONAL", default))
-            parameters.append((late, "KEYWORD_ONLY", late_default))
-            kind = "KEYWORD_ONLY"
-        elif name == "*":
-            kind = "KEYWORD_ONLY"
-        elif name.startswith("**"):
-            parameters.append((name[2:], "VAR_KEYWORD", default))
-        elif name.startswith("*"):
-            parameters.append((name[1:], "VAR_POSITIONAL", default))
-            kind = "KEYWORD_ONLY"
-        elif name != "/":
-            parameters.append((name, kind, default))
-    return tuple(parameters)
-
-
-def constructor_shape(cls: type) -> Optional[Shape]:
-    try:
-        return shape(inspect.signature(cls))
-    except (TypeError, ValueError):  # a compiled class: inspect cannot see through its type slots
-        return embedded_shape(cls)
+def constructor_shape(cls: type) -> Shape:
+    """The constructor's signature as ``inspect`` reads it: from the pure class's ``__init__``, and from the
+    compiled class's ``__text_signature__`` (the first lines of its docstring, ``Name(...)\n--\n\n``)."""
+    return shape(inspect.signature(cls))
 
 
 def sample_arguments(cls: type, which: int = 0) -> dict[str, Any]:
@@ -202,9 +156,7 @@ def test_constructors_and_methods_have_the_same_signatures() -> None:
     for name, pure_class in exported_classes(pure).items():
         compiled_class = getattr(compiled, name)
         expected = constructor_shape(pure_class)
-        actual: Any = constructor_shape(compiled_class)
-        if actual is None:  # no signature to read: the compiled class has no __init__, only a __cinit__
-            actual = () if _refuses_arguments(compiled_class) else "any arguments"
+        actual = constructor_shape(compiled_class)
         if actual != expected:
             differences[f"{name}()"] = f"{actual} (compiled) != {expected} (pure)"
         for attribute, kind in public_attributes(pure_class).items():
@@ -219,12 +171,31 @@ def test_constructors_and_methods_have_the_same_signatures() -> None:
     assert pending <= set(differences), f"fixed, so remove from PENDING: {sorted(pending - set(differences))}"
 
 
-def _refuses_arguments(cls: type) -> bool:
-    try:
-        cls(None)
-    except TypeError:
-        return True
-    return False
+def test_every_class_has_the_signature_it_accepts(backend: ModuleType) -> None:
+    """``inspect.signature`` (and so ``help()``) reads each class's constructor on both backends, and it says what
+    the constructor accepts: a parameter it shows as keyword-only refuses to be passed by position, and the
+    parser's defaults are the rules' own."""
+    for name, cls in exported_classes(backend).items():
+        parameters = inspect.signature(cls).parameters  # raised ValueError on the compiled classes
+        assert "self" not in parameters, name
+        keyword_only = [p.name for p in parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        if keyword_only:
+            with pytest.raises(TypeError):
+                cls(True)
+    parser_parameters = inspect.signature(backend.StreamingJsonParser).parameters
+    assert parser_parameters["report_depth"].default == _shared.REPORT_DEPTH_LIMIT
+    assert [p.name for p in parser_parameters.values()] == [
+        "changes",
+        "done_events",
+        "report_depth",
+        "prose",
+        "source_paths",
+        "stable",
+        "items_at",
+    ]
+    assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in parser_parameters.values())
+    rendered = str(inspect.signature(backend.StreamingJsonParser))
+    assert rendered.startswith("(*, changes"), rendered
 
 
 @needs_both_backends

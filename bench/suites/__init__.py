@@ -51,6 +51,7 @@ SUITES = {
             "make bench-producer",
         ),
         Suite("snapshot_cost", "the copy-credit rule's weights, and a deep open path's cost", "the compiled core"),
+        Suite("memory", "peak memory of a long string read a character a piece; an idle parser", "CPython"),
         Suite("frameworks", "LangChain's and pydantic-ai's own streaming against our adapters", "the test extra"),
         Suite(
             "clients", "end to end through the SDKs' clients: their helpers, create(stream=True), raw", "the test extra"

@@ -1,5 +1,5 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, initializedcheck=False
-# cython: embedsignature=True, freethreading_compatible=False
+# cython: embedsignature=True, freethreading_compatible=True
 """``ModelOutputStream.feed``'s fast paths, compiled: the twin of ``_relay_pure.py``, whose documentation gives the
 rules (the same behaviour, one suite for both). A stream takes this relay where its parser is the compiled core's.
 
@@ -15,7 +15,7 @@ cimport cython
 from cpython.object cimport PyObject, PyTypeObject
 from cpython.ref cimport Py_XDECREF
 
-from streaming_json._core cimport StreamingJsonParser
+from streaming_json._core cimport StreamingJsonParser, streaming_json_unique  # no-cython-lint (in C below)
 
 from json.encoder import encode_basestring
 
@@ -47,9 +47,9 @@ cdef extern from *:
         PyObject* event;
         PyObject* old;
         Py_ssize_t size = second == NULL ? 1 : 2;
-        if (list != NULL && Py_REFCNT(list) == 1 && PyList_GET_SIZE(list) == 1) {
+        if (list != NULL && streaming_json_unique(list) && PyList_GET_SIZE(list) == 1) {
             event = PyList_GET_ITEM(list, 0);
-            if (Py_TYPE(event) == type && Py_REFCNT(event) == 1 && Py_SIZE(event) == size) {
+            if (Py_TYPE(event) == type && streaming_json_unique(event) && Py_SIZE(event) == size) {
                 old = PyTuple_GET_ITEM(event, 0);
                 Py_INCREF(first);
                 PyTuple_SET_ITEM(event, 0, first);
@@ -159,12 +159,14 @@ cdef class Relay:
         self._chunks = []
         self._index = -1
 
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def off(self):
         """The next piece takes the general path."""
         self._mode = OFF
         self._parser = None
         self._chunks = []
 
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def arguments(self, StreamingJsonParser parser not None, str stop not None, list chunks not None, index):
         """The next piece may be more of call ``index``'s JSON arguments, read by ``parser``, where it holds no
         ``stop``; their text goes out and onto ``chunks``."""
@@ -174,6 +176,7 @@ cdef class Relay:
         self._chunks = chunks
         self._index = index
 
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def string(self, str stop not None, str second not None, str trim not None, list chunks not None, index):
         """The next piece may be more of a string value's text in call ``index``, where it holds neither ``stop``
         nor ``second``; a last ``trim`` character is held back (``""``: none)."""
@@ -184,12 +187,14 @@ cdef class Relay:
         self._chunks = chunks
         self._index = index
 
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def content(self, str firsts not None):
         """The next piece may be plain content, where it holds none of ``firsts``."""
         self._mode = CONTENT
         self._firsts = firsts
 
     @cython.binding(False)  # per piece: the stream's feed, a method of the type's own
+    @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def feed(self, text):
         """The stream's ``feed``: the piece read by a fast path where one takes it, else by the general path."""
         cdef object found

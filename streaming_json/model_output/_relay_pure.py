@@ -18,6 +18,10 @@ The stream arms its relay for one of three such places after each piece it reads
 Any other piece, or any piece while the relay is off, goes to the stream's general path (``general(text)``), which
 ends by arming the relay again or turning it off. The relay never decides what a piece means: it only sees that
 nothing in the piece could change what the stream already knows.
+
+A relay is its stream's alone, and a stream, like a parser, is used by one thread at a time; the relay keeps no state
+outside its instance (the compiled twin's module holds constants only), so streams of their own run on many threads
+at once.
 """
 
 from __future__ import annotations
