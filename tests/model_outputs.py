@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Optional
 
 from streaming_json.model_output import (
     FORMATS,
@@ -37,11 +37,14 @@ TEXT_FORMAT_NAMES = [
     "deepseek_v4",
     "deepseek_v41",
     "kimi_k3",
+    "minimax_m3",
     "gemma4",
     "pythonic",
     "llama4_pythonic",
 ]
 NEW_FORMAT_NAMES = [*TEXT_FORMAT_NAMES, "harmony"]
+# The formats whose values nest as element trees, typed by the schema's nested properties and items.
+NESTED_FORMAT_NAMES = ["minimax_m3"]
 ALL_FORMAT_NAMES = FORMAT_NAMES + NEW_FORMAT_NAMES
 # Prose may come after the calls where the format ends them (Llama 3 writes nothing after its calls).
 PROSE_AFTER = {name: name != "llama3_json" for name in ALL_FORMAT_NAMES}
@@ -57,6 +60,7 @@ THINK_MARKERS = {
     "deepseek_v4": ("<think>", "</think>"),
     "deepseek_v41": ("<think>", "</think>"),
     "kimi_k3": ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
+    "minimax_m3": ("<mm:think>", "</mm:think>"),
     "gemma4": ("<|channel>thought\n", "<channel|>"),
 }
 
@@ -66,6 +70,8 @@ DSML_SECTIONS = {
     "deepseek_v4": ("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>", "<｜DSML｜"),
     "deepseek_v41": ("<｜DSML｜ calls>", "</｜DSML｜ calls>", "<｜DSML｜ "),
 }
+
+M3 = "]<]minimax[>["  # MiniMax-M3's marker before every tag
 
 DS_CALLS, DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
 DS_CALL, DS_CALL_END, DS_SEP = "<｜tool▁call▁begin｜>", "<｜tool▁call▁end｜>", "<｜tool▁sep｜>"
@@ -189,31 +195,68 @@ def json_type(value: Any) -> str:
     return "array" if isinstance(value, list) else "object"
 
 
+def schema_of(values: Sequence[Any]) -> Optional[dict[str, Any]]:
+    """A JSON Schema that all these values fit, nested objects' properties and arrays' items included (integers and
+    other numbers alike: ``number``), or None where they differ in kind somewhere."""
+    kinds = {json_type(value) for value in values}
+    if kinds == {"integer", "number"}:
+        kinds = {"number"}
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    schema: dict[str, Any] = {"type": kind}
+    if kind == "object":
+        properties = {}
+        for key in dict.fromkeys(key for value in values for key in value):
+            inner = schema_of([value[key] for value in values if key in value])
+            if inner is None:
+                return None
+            properties[key] = inner
+        schema["properties"] = properties
+    elif kind == "array":
+        items = [item for value in values for item in value]
+        if items:
+            inner = schema_of(items)
+            if inner is None:
+                return None
+            schema["items"] = inner
+    return schema
+
+
 def tools_for(calls: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
-    """OpenAI tool definitions for these calls, each parameter's schema inferred from the type of its value (a tool
-    called twice gets the types of its first call's values)."""
-    tools: dict[str, dict[str, Any]] = {}
+    """OpenAI tool definitions for these calls, each parameter's schema inferred from its values in the calls of the
+    tool (nested objects' and arrays' too, where they agree; else the type of its first call's value)."""
+    values: dict[str, dict[str, list[Any]]] = {}
     for name, arguments in calls:
         value = json.loads(arguments)
-        properties = tools.setdefault(name, {})
+        by_key = values.setdefault(name, {})
         if isinstance(value, dict):
             for key, item in value.items():
-                properties.setdefault(key, {"type": json_type(item)})
+                by_key.setdefault(key, []).append(item)
+    tools = {
+        name: {key: schema_of(items) or {"type": json_type(items[0])} for key, items in by_key.items()}
+        for name, by_key in values.items()
+    }
     return [
         {"type": "function", "function": {"name": name, "parameters": {"type": "object", "properties": properties}}}
         for name, properties in tools.items()
     ]
 
 
-def typed_alike(calls: Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+def typed_alike(calls: Sequence[tuple[str, str]], format_name: str = "") -> list[tuple[str, str]]:
     """The calls whose parameters have the types this tool's first call gave them: those that :func:`tools_for`'s
     schemas type as written (a later call of the tool with another type for a parameter is a wrong value for its
-    schema, which ends the call with an error)."""
+    schema, which ends the call with an error); for a format whose values nest, the nested types too."""
     seen: dict[str, dict[str, str]] = {}
     kept = []
+    nested = format_name in NESTED_FORMAT_NAMES
+
+    def kind_of(item: Any) -> str:
+        return json.dumps(schema_of([item]), sort_keys=True) if nested else json_type(item)
+
     for name, arguments in calls:
         value = json.loads(arguments)
-        types = {key: json_type(item) for key, item in value.items()} if isinstance(value, dict) else {}
+        types = {key: kind_of(item) for key, item in value.items()} if isinstance(value, dict) else {}
         first = seen.setdefault(name, {})
         if all(first.setdefault(key, kind) == kind for key, kind in types.items()):
             kept.append((name, arguments))
@@ -245,6 +288,9 @@ def writable(format_name: str, arguments: str) -> bool:
     markers = format_markers(format_name)
     pythonic = format_name.endswith("pythonic")
 
+    if format_name in NESTED_FORMAT_NAMES and any(schema_of([item]) is None for item in value.values()):
+        return False  # (an array's items of several kinds: an element tree says none of their types)
+
     def fits(item: Any, top: bool) -> bool:
         if isinstance(item, str):
             return not any(marker in item for marker in markers)
@@ -271,6 +317,8 @@ def _bare_key(format_name: str, key: str, top: bool) -> bool:
         return '"' not in key
     if format_name == "kimi_k3":
         return '"' not in key and "<|" not in key
+    if format_name == "minimax_m3":
+        return bool(key) and key == key.strip() and ">" not in key and M3 not in key and not key.startswith("$")
     if format_name == "minimax_m2":
         return bool(key) and key == key.strip() and not any(char in key for char in "\"'>")
     return bool(key) and key == key.strip() and ">" not in key and "<" not in key
@@ -420,6 +468,12 @@ def _write_new_output(
         body += "<|close|>tools<|sep|>"
         if before:  # the reply comes in the response channel, before the calls
             before = f"<|open|>response<|sep|>{before}<|close|>response<|sep|>"
+    elif format_name == "minimax_m3":
+        body = (
+            f"{M3}<tool_call>\n"
+            + "".join(f'{M3}<invoke name="{name}">\n' + _m3(value, "\n") + f"{M3}</invoke>\n" for name, value in values)
+            + f"{M3}</tool_call>"
+        )
     elif format_name == "gemma4":
         body = "".join(f"<|tool_call>call:{name}" + _gemma(value) + "<tool_call|>" for name, value in values)
     elif format_name in ("pythonic", "llama4_pythonic"):
@@ -439,6 +493,16 @@ def _write_new_output(
         begin, end = THINK_MARKERS[format_name]
         text = begin + think + end + text
     return text, expected
+
+
+def _m3(value: Any, gap: str = "") -> str:
+    """A value as MiniMax-M3's template writes it: an object's members and an array's items as elements (``item``),
+    anything else as :func:`_json_unless_string` does."""
+    if isinstance(value, dict):
+        return "".join(f"{M3}<{key}>{_m3(item)}{M3}</{key}>{gap}" for key, item in value.items())
+    if isinstance(value, list):
+        return "".join(f"{M3}<item>{_m3(item)}{M3}</item>" for item in value)
+    return _json_unless_string(value)
 
 
 def _json_unless_string(value: Any) -> str:

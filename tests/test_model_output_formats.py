@@ -164,7 +164,7 @@ def test_arguments_of_every_type_stream_exactly_however_cut(
     """Strings (non-ASCII, escapes, markup), numbers, booleans, null, nested objects and arrays: typed by schemas
     inferred from the values, the deltas join to their JSON, for any cut, as str or as UTF-8 bytes."""
     calls = [(name, json.dumps(value, ensure_ascii=False)) for name, value in drawn]
-    calls = typed_alike([call for call in calls if writable(format_name, call[1])])
+    calls = typed_alike([call for call in calls if writable(format_name, call[1])], format_name)
     if not calls:
         return
     text, expected = sample_output(format_name, calls, seed)
@@ -673,6 +673,71 @@ def test_kimi_k3_reads_its_channels_and_types_its_arguments_as_the_model_says(ba
         ], pieces
     _, value, error = read_call(backend, "kimi_k3", text.replace(" 3 ", "three"), None)
     assert value == {} and error.startswith("Tool call parameter 'n' is not JSON")
+
+
+def test_minimax_m3_element_trees_are_typed_by_the_schema(backend: ModuleType) -> None:
+    """vLLM 0.33's MiniMax-M3 engine tests: elements nest as objects, ``<item>`` elements are an array where the
+    schema says so, a name given twice is a list, an empty element is ``[]`` or ``{}`` where the schema says so, text
+    beside elements is ``$text``, a leaf is typed by its schema (a string verbatim); without a schema leaves are
+    strings and trees objects. The same however cut."""
+    ns = "]<]minimax[>["
+
+    def element(name: str, body: str) -> str:
+        return f"{ns}<{name}>{body}{ns}</{name}>"
+
+    tools = {
+        "create_order": {
+            "type": "object",
+            "properties": {
+                "user_id": {"type": "integer"},
+                "note": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}},
+                "shipping": {"type": "object", "properties": {"zip": {"type": "integer"}}},
+                "either": {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "string"}]},
+                "free": {"type": "object"},
+                "none": {"type": "array"},
+                "empty": {"type": "object"},
+            },
+        }
+    }
+    parameters = (
+        element("user_id", " 7 ")
+        + element("note", "\n  a <b> & c\n")
+        + element("tags", element("item", "a") + element("item", "b"))
+        + element("shipping", element("zip", "18956"))
+        + element("either", element("item", "1") + element("item", "2"))
+        + element("free", "hi " + element("t", "x") + element("t", "y") + " there")
+        + element("none", "")
+        + element("empty", "\n")
+    )
+    text = f'Checking.\n{ns}<tool_call>\n{ns}<invoke name="create_order">{parameters}{ns}</invoke>\n{ns}</tool_call>'
+    value = {
+        "user_id": 7,
+        "note": "\n  a <b> & c\n",
+        "tags": ["a", "b"],
+        "shipping": {"zip": 18956},
+        "either": [1, 2],
+        "free": {"t": ["x", "y"], "$text": "hi  there"},
+        "none": [],
+        "empty": {},
+    }
+    for pieces in cuts_of(text, "minimax_m3", 7).values():
+        events = merged(read_all(stream_of(backend, "minimax_m3", tools), pieces))
+        assert events[0] == ContentDelta("Checking.\n") and events[1] == ToolCallStart(0, "call_0", "create_order")
+        assert events[-1] == ToolCallEnd(0, value, None) and json.loads(events[2].text) == value, pieces
+    # Without a schema a value streams as a string from its first character that is not blank and no element: an
+    # element after text is then an error of the call (vLLM's engine, which streams nothing, makes it "$text").
+    untyped = text.replace("hi ", "").replace(" there", "")
+    for pieces in cuts_of(untyped, "minimax_m3", 8).values():
+        unknown = merged(read_all(stream_of(backend, "minimax_m3", None), pieces))[-1]
+        assert unknown.error is None and unknown.arguments["tags"] == {"item": ["a", "b"]}, pieces
+        assert unknown.arguments["free"] == {"t": ["x", "y"]} and unknown.arguments["user_id"] == " 7 ", pieces
+        assert unknown.arguments["none"] == "" and unknown.arguments["empty"] == "\n", pieces
+    _, _, error = read_call(backend, "minimax_m3", text, None)
+    assert error.startswith("Tool call parameter 'free' is a string that holds elements")
+    for bad in (element("user_id", "x"), f"{ns}<note>a{ns}</other>", element("tags", f"{ns}<item>a{ns}</tags>")):
+        _, value, error = read_call(backend, "minimax_m3", text.replace(parameters, bad), tools)
+        assert value == {} and error.startswith("Tool call parameter"), (bad, error)
 
 
 def test_a_glm_value_ends_at_its_end_marker_not_at_a_parameter_marker_inside_it(backend: ModuleType) -> None:

@@ -49,7 +49,7 @@ def stream_of(backend: ModuleType, format_name: str, calls: list[tuple[str, str]
 def sample(format_name: str, seed: int) -> tuple[list[tuple[str, str]], str, list[Any]]:
     """A few real calls in the format, with prose (and, where the family writes one, reasoning) around."""
     rng = random.Random(f"{format_name}-{seed}")
-    calls = typed_alike([call for call in rng.sample(REAL_CALLS, 3) if writable(format_name, call[1])])
+    calls = typed_alike([call for call in rng.sample(REAL_CALLS, 3) if writable(format_name, call[1])], format_name)
     think = "Let me see <b>what</b> it needs." if format_name in THINK_MARKERS or format_name == "harmony" else ""
     before = "Sure, 😀 here: <tool [x] {y}" if PROSE_BEFORE[format_name] else ""
     after = "\nDone — voilà.\n" if PROSE_AFTER[format_name] else ""

@@ -11,9 +11,9 @@ A format says where calls are and how each is written:
   objects (Granite); ``"arguments"``, the arguments' JSON alone, after a header that names the tool
   (``header_end`` ends it, ``header`` reads the name and id out of it: DeepSeek, Kimi K2, Mistral, Harmony);
   ``"parameters"``, one tagged block of raw text a parameter, typed by the tool's JSON Schema (``parameters``: Qwen3
-  Coder, GLM, MiniMax, DeepSeek V3.2); ``"literal"``, an object literal or a Python call's keyword arguments
-  (``literal``: Gemma 4, the pythonic formats). Text that may close the arguments before the call's end marker (a
-  code fence) is ``arguments_end``.
+  Coder, GLM, MiniMax, DSML, Kimi K3; MiniMax-M3's values nest as element trees); ``"literal"``, an object literal
+  or a Python call's keyword arguments (``literal``: Gemma 4, the pythonic formats). Text that may close the
+  arguments before the call's end marker (a code fence) is ``arguments_end``.
 
 A new format is one more instance; nothing is subclassed.
 """
@@ -49,6 +49,15 @@ class ParameterSyntax:
     """Whether ``begin`` in a value ends it, its end marker forgotten (vLLM's Qwen3 parsers forgive the forgotten
     marker); else ``begin`` there is the value's text, which only ``end`` (or the call's end) ends (vLLM's GLM
     engine: a value may hold ``<arg_key>``)."""
+    closing_name: bool = False
+    """Whether ``end`` is followed by the parameter's name and ``header_end``, the value ending at its own name's end
+    marker (MiniMax-M3's ``]<]minimax[>[</KEY>``)."""
+    nested: bool = False
+    """Whether a value may hold elements written in the parameters' own syntax (``begin`` NAME ``header_end`` ...
+    ``end`` NAME ``header_end``): an element tree (MiniMax-M3), made JSON by the parameter's schema when the value
+    ends (an element with elements is an object, or an array where its schema says so; a name given twice, a list;
+    an empty element, ``[]`` or ``{}`` where the schema says so). A value without a schema streams as a string once
+    its first character that is not blank says it is no tree."""
     raw_strings: tuple[str, ...] = ("true",)
     """What the header's ``string`` group says of a value that is a raw string (DSML's ``string="true"``, Kimi K3's
     ``type="string"``); any other word says it is JSON."""
@@ -216,6 +225,10 @@ class ToolCallFormat:
             raise ValueError("a format whose calls may close in their header (empty_call_end) has a header_end")
         if self.parameters is not None:
             markers += [self.parameters.begin, self.parameters.header_end, self.parameters.end]
+            if self.parameters.nested and (
+                not self.parameters.closing_name or self.parameters.next_parameter_ends_value
+            ):
+                raise ValueError("a nested ParameterSyntax has closing_name, and next_parameter_ends_value False")
         if self.literal is not None:
             markers += [self.literal.separator, self.literal.end, *self.literal.quotes]
         if any(marker == "" for marker in markers):
@@ -279,6 +292,8 @@ def _dsml(
         **more,
     )
 
+
+_M3 = "]<]minimax[>["  # MiniMax-M3's marker before every tag
 
 FORMATS: dict[str, ToolCallFormat] = {}
 """The built-in formats by name, as these models write them."""
@@ -458,6 +473,29 @@ for _format in (
         ignored_markers=("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"),
         reasoning=("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
         calls_end_reasoning=True,
+    ),
+    # MiniMax-M3: every tag after the marker ]<]minimax[>[ : <tool_call>, <invoke name="NAME">, a parameter as an
+    # element named after it, <KEY>VALUE</KEY>, whose value may hold elements (an object; <item> elements an array
+    # where the schema says so), </invoke>, </tool_call>; reasoning in <mm:think> (vLLM 0.33
+    # vllm/parser/minimax_m3.py, vllm/reasoning/minimax_m3_reasoning_parser.py).
+    ToolCallFormat(
+        "minimax_m3",
+        "parameters",
+        section_begin=(f"{_M3}<tool_call>",),
+        section_end=(f"{_M3}</tool_call>",),
+        call_begin=f"{_M3}<invoke name=",
+        call_end=f"{_M3}</invoke>",
+        header_end=">",
+        header=_QUOTED_NAME,
+        parameters=ParameterSyntax(
+            begin=f"{_M3}<",
+            header_end=">",
+            end=f"{_M3}</",
+            next_parameter_ends_value=False,
+            closing_name=True,
+            nested=True,
+        ),
+        reasoning=("<mm:think>", "</mm:think>"),
     ),
     # Gemma 4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>, an object literal with <|"|> as the string
     # quote and bare keys; reasoning in <|channel>thought\n...<channel|> (vLLM 0.33 vllm/parser/gemma4.py, which also

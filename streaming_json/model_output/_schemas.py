@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Optional
 
-__all__ = ["ToolSchemas", "STRING", "ORDER", "describe_types"]
+__all__ = ["ToolSchemas", "STRING", "ORDER", "describe_types", "schema_types", "container_schema"]
 
 STRING = frozenset(("string",))
 ORDER = ("null", "integer", "number", "boolean", "object", "array", "string")
@@ -62,6 +62,16 @@ class ToolSchemas:
                         self._schemas[name] = schema
         self.names = frozenset(names)
 
+    def parameter_schema(self, tool: Optional[str], parameter: str) -> Optional[tuple[Any, Any]]:
+        """The schema of ``parameter`` of ``tool`` and the tool's whole schema (the root its ``$ref``s point into),
+        or None where no schema says."""
+        root = self._schemas.get(tool or "")
+        if isinstance(root, Mapping):
+            properties = _resolve(root, root).get("properties")
+            if isinstance(properties, Mapping) and parameter in properties:
+                return properties[parameter], root
+        return None
+
     def parameter_types(self, tool: Optional[str], parameter: str) -> Optional[frozenset[str]]:
         """The JSON types ``parameter`` of ``tool`` may have, or None where no schema says (the tool has none, or
         the parameter is not among its properties)."""
@@ -78,6 +88,34 @@ class ToolSchemas:
                 found = _types_of(properties[parameter], root, 0)
         self._types[key] = found
         return found
+
+
+def schema_types(schema: Any, root: Any) -> frozenset[str]:
+    """The JSON types ``schema`` allows, ``$ref``s into ``root`` followed (``string`` where it says none)."""
+    return _types_of(schema, root, 0)
+
+
+def container_schema(schema: Any, root: Any, depth: int = 0) -> Optional[tuple[str, Mapping[str, Any]]]:
+    """The first ``array`` or ``object`` alternative of ``schema`` and its kind (vLLM 0.33
+    ``vllm/parser/minimax_m3.py`` ``_container_schema``), or None."""
+    schema = _resolve(schema, root)
+    declared = schema.get("type")
+    for kind in ("array", "object"):
+        if declared == kind or (isinstance(declared, list) and kind in declared):
+            return kind, schema
+    if declared is None:
+        if "items" in schema:
+            return "array", schema
+        if "properties" in schema or "additionalProperties" in schema:
+            return "object", schema
+    if depth < 16:
+        for keyword in ("anyOf", "oneOf"):
+            branches = schema.get(keyword)
+            for branch in branches if isinstance(branches, list) else ():
+                found = container_schema(branch, root, depth + 1)
+                if found is not None:
+                    return found
+    return None
 
 
 def _is_tool(value: Mapping[str, Any]) -> bool:

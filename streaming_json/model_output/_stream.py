@@ -56,7 +56,14 @@ from ._formats import FORMATS, LiteralSyntax, ParameterSyntax, ToolCallFormat
 from ._markers import Markers
 from ._relay_pure import Relay as _PureRelay
 from ._schemas import STRING, ToolSchemas, describe_types
-from ._values import bare_word_json, gemma_literal_json, python_literal_json, repaired_typed_json, typed_json
+from ._values import (
+    bare_word_json,
+    element_value_json,
+    gemma_literal_json,
+    python_literal_json,
+    repaired_typed_json,
+    typed_json,
+)
 
 try:  # feed's fast paths compiled, for the compiled core's parser (built beside it)
     from ._relay import COMPILED_PARSER as _COMPILED_PARSER
@@ -83,6 +90,9 @@ _new = tuple.__new__  # builds an event without a Python-level __new__: every pi
 # How a value of the text formats is read: streamed out as JSON string content, kept whole to be typed when it ends
 # (raw text by its schema; JSON as written; a Python or Gemma literal), or dropped (a value without a name).
 _STREAM, _TYPED, _JSON, _PYTHON, _GEMMA, _DISCARD = "stream", "typed", "json", "python", "gemma", "discard"
+# (A value without a schema in a format whose values nest: kept until its first character that is not blank says
+# whether it is an element tree, kept whole, or a string, streamed from there.)
+_PENDING = "pending"
 
 
 _random_ids = random.Random()  # seeded from the system's entropy; a call id must be unique, not secret
@@ -130,8 +140,20 @@ class _Markers:
             self.between_parameters = Markers(parameters.begin, *self.stops.markers)
             self.parameter_header = Markers(parameters.header_end, *self.stops.markers)
             self.value_begin = Markers(parameters.value_begin, *self.stops.markers)
-            next_parameter = parameters.begin if parameters.next_parameter_ends_value else None
+            next_parameter = parameters.begin if parameters.next_parameter_ends_value or parameters.nested else None
             self.value = Markers(parameters.end, next_parameter, *self.stops.markers)
+            self.closing_name = Markers(parameters.header_end, *self.stops.markers)
+            # A value's markers that begin a longer one (MiniMax-M3's "]<]minimax[>[<" and "]<]minimax[>[</invoke>"):
+            # found at a piece's end, they wait for the next piece to say which it is.
+            self.value_longer = {
+                marker: longer
+                for marker in self.value.markers
+                if (
+                    longer := tuple(
+                        other for other in self.value.markers if other != marker and other.startswith(marker)
+                    )
+                )
+            }
             self.value_firsts = _firsts(self.value)
         self.output_section = Markers(*format.output_section_begin)
         literal = format.literal
@@ -206,7 +228,7 @@ class ModelOutputStream(_FeedSlot):
     ``format`` is a built-in format's name (see ``FORMATS``: ``"hermes"``, ``"llama3_json"``, ``"mistral"``,
     ``"mistral_v11"``, ``"granite"``, ``"deepseek_v3"``, ``"deepseek_v31"``, ``"kimi_k2"``, ``"qwen3_coder"``,
     ``"seed_oss"``, ``"glm47"``, ``"minimax_m2"``, ``"deepseek_v32"``, ``"deepseek_v4"``, ``"deepseek_v41"``,
-    ``"kimi_k3"``, ``"gemma4"``, ``"harmony"``, ``"pythonic"``,
+    ``"kimi_k3"``, ``"minimax_m3"``, ``"gemma4"``, ``"harmony"``, ``"pythonic"``,
     ``"llama4_pythonic"``) or a :class:`ToolCallFormat`. ``tools``, if given, are the tools the model may call: their
     names (a call to another ends with an error), or their definitions, OpenAI's
     ``[{"type": "function", "function": {"name": ..., "parameters": {...}}}]`` (dicts, or an SDK's or server's objects
@@ -297,6 +319,8 @@ class ModelOutputStream(_FeedSlot):
         self._value_parts: list[str] = []
         self._value_trim = ""
         self._value_started = False
+        self._value_depth = 0  # a nested value's: how many of its elements are open
+        self._value_tree = False  # a nested value's: it holds elements
         self._quote = ""  # the quote that closes the literal string being read
         self._scan_depth = 0  # in a literal's nested value: how deep, and the quote of the string it is in
         self._scan_quote: Optional[str] = None
@@ -911,6 +935,8 @@ class ModelOutputStream(_FeedSlot):
         self._value_key = key or ""
         self._value_parts = []
         self._value_started = False
+        self._value_depth = 0
+        self._value_tree = False
         self._relay.trim_held = False
         self._value_mode = _DISCARD
         if call is None:
@@ -952,6 +978,13 @@ class ModelOutputStream(_FeedSlot):
             self._value_started = True
             if text and self._call is not None:
                 self._emit_arguments(self._call, _escape(text)[1:-1])
+        elif mode is _PENDING:
+            self._value_parts.append(text)
+            if text.strip(_BLANKS):  # no element came first: a string, streamed from here
+                kept = "".join(self._value_parts)
+                self._value_parts = []
+                self._set_value_mode(_STREAM)
+                self._take_value_text(kept)
         elif mode is not _DISCARD:
             self._value_parts.append(text)
 
@@ -966,6 +999,24 @@ class ModelOutputStream(_FeedSlot):
             self._emit_arguments(call, '"')
             return
         text = "".join(self._value_parts)
+        parameters = self._parameters
+        if parameters is not None and parameters.nested and (mode is _TYPED or mode is _PENDING):
+            schema = self._schemas.parameter_schema(call.name, self._value_key)
+            markers = (parameters.begin, parameters.end, parameters.header_end)
+            found = element_value_json(text, markers, schema)
+            if found is None and schema is not None and not self._value_tree and self._value_types:
+                repaired = repaired_typed_json(text, self._value_types)
+                if repaired is not None:
+                    found = repaired[0]
+                    call.repairs.append(((self._value_key,), repaired[1]))
+            if found is None:
+                if call.error is None:
+                    wanted = describe_types(self._value_types or STRING)
+                    call.error = f"Tool call parameter {self._value_key!r} is not {wanted}: {text!r}"
+                found = _escape(text)
+            self._value_parts = []
+            self._emit_arguments(call, found)
+            return
         self._value_parts = []
         trim = self._value_trim
         if trim and mode is _TYPED:
@@ -1033,7 +1084,7 @@ class ModelOutputStream(_FeedSlot):
         if position == length:
             return position
         markers = self._markers.between_parameters
-        marker = self._marker_at(markers, text, position)
+        marker = self._marker_at(markers, text, position, longest=True)
         if marker is None:
             self._held = text[position:]
             return length
@@ -1090,6 +1141,8 @@ class ModelOutputStream(_FeedSlot):
             else:
                 types = self._value_types
                 mode = _STREAM if types is None or types == STRING else _TYPED
+                if parameters.nested and types is None:
+                    mode = _PENDING
             self._value_trim = parameters.trim if mode is not _JSON else ""
             self._set_value_mode(mode)
         self._read_place = self._read_before_value if parameters.value_begin else self._read_value
@@ -1124,11 +1177,71 @@ class ModelOutputStream(_FeedSlot):
         if found < 0:
             self._held = text[end:]
             return len(text)
+        longer = self._markers.value_longer.get(marker)
+        if longer is not None:
+            tail = text[found:]
+            if any(len(tail) < len(other) and other.startswith(tail) for other in longer):
+                self._held = tail
+                return len(text)
+        parameters = self._parameters
+        assert parameters is not None
+        if parameters.nested and (marker == parameters.begin or (marker == parameters.end and self._value_depth)):
+            return self._read_element_marker(marker, found)
+        if parameters.closing_name and marker == parameters.end:
+            self._header = []
+            self._header_length = 0
+            self._read_place = self._read_closing_name
+            return found + len(marker)
         self._end_value()
         self._read_place = self._read_between_parameters
-        if self._parameters is not None and marker == self._parameters.end:
+        if marker == parameters.end:
             return found + len(marker)
         return found  # its end marker forgotten: the next parameter or the call's end follows
+
+    def _read_element_marker(self, marker: str, found: int) -> int:
+        """An element begins or ends inside a nested value: its text is the value's, the depth counted. A string
+        that holds elements is an error of the call (its text streamed on, the elements' markup with it)."""
+        parameters = self._parameters
+        assert parameters is not None
+        if marker == parameters.begin:
+            self._value_depth += 1
+            self._value_tree = True
+            if self._value_mode is _PENDING:
+                self._value_mode = _TYPED  # an element first: the value is an element tree, kept whole
+            call = self._call
+            if self._value_mode is _STREAM and call is not None and call.error is None:
+                call.error = f"Tool call parameter {self._value_key!r} is a string that holds elements"
+        else:
+            self._value_depth -= 1
+        self._take_value_text(marker)
+        return found + len(marker)
+
+    def _read_closing_name(self, text: str, position: int) -> int:
+        """After a value's end marker, where the end names the parameter (``</KEY>``): the name, then the value
+        ends. A name that is not the parameter's is an error of the call."""
+        parameters = self._parameters
+        assert parameters is not None
+        markers = self._markers.closing_name
+        found, marker = markers.find(text, position)
+        end = found if found >= 0 else markers.held_from(text, position)
+        if end > position:
+            self._header.append(text[position:end])
+            self._header_length += end - position
+        if found < 0:
+            if self._header_length > _HEADER_LIMIT:
+                return position + self._cut_call("a parameter's closing name of over 1,024 characters")
+            self._held = text[end:]
+            return len(text)
+        if marker != parameters.header_end:
+            return found + self._cut_call(marker)
+        name = "".join(self._header)
+        self._header = []
+        call = self._call
+        if name != self._value_key and call is not None and call.error is None:
+            call.error = f"Tool call parameter {self._value_key!r} ends with the name {name!r}"
+        self._end_value()
+        self._read_place = self._read_between_parameters
+        return found + len(marker)
 
     # Literals: KEY SEPARATOR VALUE pairs joined by commas, up to END (Gemma 4's object, a pythonic call's keywords).
 

@@ -11,11 +11,12 @@ import ast
 import json
 import math
 import re
-from typing import Any, Optional
+from collections.abc import Mapping
+from typing import Any, Optional, Union
 
-from ._schemas import ORDER
+from ._schemas import ORDER, container_schema, schema_types
 
-__all__ = ["typed_json", "repaired_typed_json", "python_literal_json", "gemma_literal_json"]
+__all__ = ["typed_json", "repaired_typed_json", "element_value_json", "python_literal_json", "gemma_literal_json"]
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _BLANKS = " \t\n\r"
@@ -72,6 +73,94 @@ def repaired_typed_json(text: str, types: frozenset[str]) -> Optional[tuple[str,
         if found is not None:
             return found, "escaped_json"
     return None
+
+
+_MAX_ELEMENT_DEPTH = 128  # (vLLM 0.33 minimax_m3.py's MAX_ELEMENT_DEPTH)
+# An element's content: its text (a leaf), or its elements in order, (name, content), and the text between them.
+_Content = Union[str, tuple[list[tuple[str, Any]], str]]
+
+
+def element_value_json(text: str, markers: tuple[str, str, str], schema: Optional[tuple[Any, Any]]) -> Optional[str]:
+    """The JSON of a value that may be an element tree (MiniMax-M3): ``markers`` are the element's begin, end and
+    header end (``]<]minimax[>[<``, ``]<]minimax[>[</``, ``>``); ``schema``, the parameter's schema and its root, or
+    None. A leaf is typed by its schema (a string without one; an empty element ``[]`` or ``{}`` where the schema
+    is an array or an object and not a string); elements are an object, an array where the schema says so (each
+    element an item), a name given twice a list, text beside elements under ``$text`` (vLLM 0.33
+    ``vllm/parser/minimax_m3.py``). None where the elements are malformed or a leaf fits none of its types."""
+    parsed = _element_content(text, 0, None, markers, 1)
+    if parsed is None:
+        return None
+    return _content_json(parsed[0], schema[0] if schema is not None else None, schema[1] if schema else None)
+
+
+def _element_content(
+    text: str, position: int, closing: Optional[str], markers: tuple[str, str, str], depth: int
+) -> Optional[tuple[_Content, int]]:
+    """An element's content from ``position`` up to ``closing`` (its end marker, name and header end; None: the
+    text's end) and where it ends, or None where it is malformed."""
+    begin, end, header_end = markers
+    children: list[tuple[str, Any]] = []
+    parts: list[str] = []
+    while True:
+        at = text.find(begin, position)
+        if at < 0:
+            if closing is not None:
+                return None
+            parts.append(text[position:])
+            position = len(text)
+            break
+        parts.append(text[position:at])
+        if text.startswith(end, at):
+            if closing is None or not text.startswith(closing, at):
+                return None
+            position = at + len(closing)
+            break
+        name_end = text.find(header_end, at + len(begin))
+        name = text[at + len(begin) : name_end] if name_end >= 0 else ""
+        if not name.strip(_BLANKS) or depth >= _MAX_ELEMENT_DEPTH:
+            return None
+        inner = _element_content(text, name_end + len(header_end), end + name + header_end, markers, depth + 1)
+        if inner is None:
+            return None
+        children.append((name, inner[0]))
+        position = inner[1]
+    body = "".join(parts)
+    return (body if not children else (children, body)), position
+
+
+def _content_json(content: _Content, schema: Any, root: Any) -> Optional[str]:
+    container = container_schema(schema, root) if isinstance(schema, Mapping) else None
+    if isinstance(content, str):
+        if not isinstance(schema, Mapping):
+            return json.dumps(content, ensure_ascii=False)
+        types = schema_types(schema, root)
+        if container is not None and "string" not in types and not content.strip(_BLANKS):
+            return "[]" if container[0] == "array" else "{}"
+        return typed_json(content, types)
+    children, body = content
+    if container is not None and container[0] == "array":
+        items = [_content_json(child, container[1].get("items"), root) for _, child in children]
+        return None if None in items else "[" + ", ".join(items) + "]"  # type: ignore[arg-type]
+    object_schema = container[1] if container is not None else {}
+    properties = object_schema.get("properties")
+    properties = properties if isinstance(properties, Mapping) else {}
+    additional = object_schema.get("additionalProperties")
+    values: dict[str, list[str]] = {}
+    for name, child in children:
+        found = _content_json(child, properties.get(name, additional), root)
+        if found is None:
+            return None
+        values.setdefault(name, []).append(found)
+    if body.strip(_BLANKS):  # text beside the elements, under a name no element has
+        field = "$text"
+        while field in values:
+            field = "$" + field
+        values[field] = [json.dumps(body, ensure_ascii=False)]
+    members = (
+        json.dumps(name, ensure_ascii=False) + ": " + (found[0] if len(found) == 1 else "[" + ", ".join(found) + "]")
+        for name, found in values.items()
+    )
+    return "{" + ", ".join(members) + "}"
 
 
 def _container_json(text: str, kind: type) -> Optional[str]:
