@@ -111,8 +111,12 @@ def write_output(
         )
     elif format_name == "mistral":
         body = "[TOOL_CALLS] [" + ", ".join(objects) + "]"
-    elif format_name == "mistral_v11":
-        body = "".join(f"[TOOL_CALLS]{name}[ARGS]{arguments}" for name, arguments in calls)
+    elif format_name == "mistral_v11":  # (the same format, read in every spelling Mistral's models write, mixed)
+        spellings = ["[TOOL_CALLS]{name}[ARGS]{arguments}", "[TOOL_CALLS]{name}{arguments}", "[TOOL_CALLS][{call}]"]
+        body = "".join(
+            spellings[index % 3].format(name=name, arguments=arguments, call=objects[index])
+            for index, (name, arguments) in enumerate(calls)
+        )
     elif format_name == "granite":
         body = "<|tool_call|>[" + ", ".join(objects) + "]"
     elif format_name == "deepseek_v3":

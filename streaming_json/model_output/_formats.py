@@ -2,14 +2,14 @@
 
 A format says where calls are and how each is written:
 
-- *Where*: after a marker that opens a section of calls (``section_begin``, e.g. Mistral's ``[TOOL_CALLS]``), up to
-  its end marker if it has one; or after a marker before each call (``call_begin``, e.g. ``<tool_call>``), up to its
-  end marker if it has one; or, for Llama 3, a JSON object that opens the output (``bare_json_start``); or, for the
-  pythonic formats, a marker that opens a section only as the first thing of the output (``output_section_begin``);
-  or, for Harmony, in messages whose headers say what each one is (``channels``).
+- *Where*: after a marker that opens a section of calls (``section_begin``, e.g. DeepSeek's
+  ``<｜tool▁calls▁begin｜>``), up to its end marker if it has one; or after a marker before each call (``call_begin``,
+  e.g. ``<tool_call>``), up to its end marker if it has one; or, for Llama 3, a JSON object that opens the output
+  (``bare_json_start``); or, for the pythonic formats, a marker that opens a section only as the first thing of the
+  output (``output_section_begin``); or, for Harmony, in messages whose headers say what each one is (``channels``).
 - *How*, the ``payload``: ``"call"``, JSON holding the name and the arguments (Hermes, Llama 3), or an array of such
-  objects (Mistral, Granite); ``"arguments"``, the arguments' JSON alone, after a header that names the tool
-  (``header_end`` ends it, ``header`` reads the name and id out of it: DeepSeek, Kimi K2, Mistral v11, Harmony);
+  objects (Granite); ``"arguments"``, the arguments' JSON alone, after a header that names the tool
+  (``header_end`` ends it, ``header`` reads the name and id out of it: DeepSeek, Kimi K2, Mistral, Harmony);
   ``"parameters"``, one tagged block of raw text a parameter, typed by the tool's JSON Schema (``parameters``: Qwen3
   Coder, GLM, MiniMax, DeepSeek V3.2); ``"literal"``, an object literal or a Python call's keyword arguments
   (``literal``: Gemma 4, the pythonic formats). Text that may close the arguments before the call's end marker (a
@@ -150,13 +150,20 @@ class ToolCallFormat:
     channels: Optional[ChannelSyntax] = None
     """Harmony's messages: the output begins in the first message's header, and every header says what follows."""
     ignored_markers: tuple[str, ...] = ()
-    """Markers that say nothing the events carry, dropped where they stand in content (Llama 4's
-    ``<|python_end|>`` after its list of calls)."""
+    """Markers that say nothing the events carry, dropped where they stand in content or between a section's calls
+    (Llama 4's ``<|python_end|>`` after its list of calls, Step-3's wrapper of each call)."""
     reasoning: Optional[tuple[str, str]] = None
     """The reasoning block's markers this family writes, read unless the stream is given others."""
     calls_end_reasoning: bool = False
     """Whether a call's begin marker inside the reasoning block ends the block and starts the call (vLLM's engines
     for these families: a model that forgets ``</think>`` still calls)."""
+    call_objects_after_begin: bool = False
+    """Whether JSON right after ``call_begin``, where the header would begin, is call objects (one, or an array of
+    them, read as a ``"call"`` payload's) rather than a header: Mistral's older spelling
+    ``[TOOL_CALLS][{"name": ..., "arguments": {...}}]`` beside its newer ``[TOOL_CALLS]NAME[ARGS]{...}``."""
+    json_ends_header: bool = False
+    """Whether the arguments' ``{`` ends a header before ``header_end`` comes, and begins the arguments: Mistral's
+    ``[TOOL_CALLS]NAME{...}``."""
     aliases: tuple[str, ...] = field(default=(), compare=False)
     """Other names the format is known by."""
 
@@ -179,6 +186,10 @@ class ToolCallFormat:
         starts = self.section_begin or self.call_begin or self.bare_json_start or self.output_section_begin
         if not (starts or self.channels):
             raise ValueError("a format needs section_begin, call_begin or bare_json_start: where do its calls start?")
+        if (self.call_objects_after_begin or self.json_ends_header) and self.payload != "arguments":
+            raise ValueError(
+                "call_objects_after_begin and json_ends_header are for a format whose payload is 'arguments'"
+            )
         if self.channels is not None and (self.payload != "arguments" or self.call_begin is None):
             raise ValueError("a format of messages with channels reads JSON arguments, each message after call_begin")
         if self.reasoning is not None and (len(self.reasoning) != 2 or not all(self.reasoning)):
@@ -246,15 +257,19 @@ for _format in (
         separators=";",
         bare_json_start=True,
     ),
-    # Mistral before tokenizer v11: [TOOL_CALLS] then a JSON array of {"name", "arguments"}.
-    ToolCallFormat("mistral", "call", section_begin=("[TOOL_CALLS]",)),
-    # Mistral from tokenizer v11: [TOOL_CALLS]NAME[ARGS]{...} for each call ([CALL_ID]ID before [ARGS] in some).
+    # Mistral: [TOOL_CALLS], then a JSON array of {"name", "arguments"} (tokenizers before v11; or one such object), or
+    # NAME[ARGS]{...} for each call (v11 on; [CALL_ID]ID before [ARGS] in some), or NAME{...} (vLLM 0.33
+    # vllm/parser/mistral.py's OPEN_BRACE transition). Production traffic mixes them: one format reads every spelling,
+    # as SGLang 0.5.23's MistralDetector does.
     ToolCallFormat(
-        "mistral_v11",
+        "mistral",
         "arguments",
         call_begin="[TOOL_CALLS]",
         header_end="[ARGS]",
         header=re.compile(r"\s*(?P<name>.*?)\s*(?:\[CALL_ID\]\s*(?P<id>.*?)\s*)?", re.DOTALL),
+        call_objects_after_begin=True,
+        json_ends_header=True,
+        aliases=("mistral_v11",),
     ),
     # IBM Granite: <|tool_call|> (3.0; 3.1 writes <tool_call>) then a JSON array of {"name", "arguments"}.
     ToolCallFormat("granite", "call", section_begin=("<|tool_call|>", "<tool_call>")),
