@@ -436,7 +436,7 @@ def _call(format: ToolCallFormat, name: str, schema: Schema) -> tuple[str, dict[
         _joined(format.call_begin or "", header),
         _sequence(
             _regex(rest) if rest else None,
-            _const(format.header_end) if format.header_end else None,
+            _header_end(format),
             _arguments(format, schema, excludes),
             _const(format.arguments_end) if format.arguments_end else None,
             _blanks() if format.arguments_end else None,
@@ -444,6 +444,25 @@ def _call(format: ToolCallFormat, name: str, schema: Schema) -> tuple[str, dict[
         ),
         end,
     )
+
+
+def _header_end(format: ToolCallFormat) -> Optional[dict[str, Any]]:
+    if not format.header_end:
+        return None
+    if format.json_ends_header:  # Mistral's NAME{...}: the arguments' brace ends the header
+        return {"type": "optional", "content": _const(format.header_end)}
+    return _const(format.header_end)
+
+
+def _call_objects(format: ToolCallFormat, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """Call objects right after ``call_begin`` (Mistral's ``[TOOL_CALLS][{"name": ..., "arguments": ...}]``): a
+    JSON array of them, or one (a tag each, ended by the closing bracket or brace)."""
+    assert format.call_begin is not None
+    opened = [_sequence(_const(_call_object_begin(format, name)), _json(schema), _blanks()) for name, schema in tools]
+    one = _sequence(_any_of(opened), _const("}"))
+    more = {"type": "star", "content": _sequence(_blanks(), _const(","), _blanks(), one)}
+    array = _sequence(_blanks(), _const("["), _blanks(), one, more, _blanks())
+    return [_tag(format.call_begin, array, "]"), _tag(format.call_begin, _sequence(_blanks(), _any_of(opened)), "}")]
 
 
 def _call_channel(format: ToolCallFormat) -> str:
@@ -462,7 +481,10 @@ def _calls(format: ToolCallFormat, tools: Sequence[ToolSpec]) -> list[dict[str, 
         begin, rest, end = _call(format, name, schema)
         grouped.setdefault(begin, []).append(rest)
         ends[begin] = end
-    return [_tag(begin, _any_of(contents), ends[begin]) for begin, contents in grouped.items()]
+    tags = [_tag(begin, _any_of(contents), ends[begin]) for begin, contents in grouped.items()]
+    if format.call_objects_after_begin and format.call_begin:
+        tags += _call_objects(format, tools)
+    return tags
 
 
 def has_structural_tag(format: ToolCallFormat) -> bool:
