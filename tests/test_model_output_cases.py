@@ -1,7 +1,7 @@
 """The cross-engine case list in every format of the registry (``tests/model_output_cases.py``), on both backends:
 each case read whole, cut in two at every position, a character a piece and a byte of its UTF-8 a piece gives the
-same events (split invariance); the events are well formed (every call starts once, ends once, its deltas between); and the result is
-the case's contract. The docs' table of cases is the one the cases give."""
+same events (split invariance); the events are well formed (every call starts once, ends once, its deltas between);
+and the result is the case's contract. The docs' table of cases is the one the cases give."""
 
 from __future__ import annotations
 
