@@ -35,6 +35,9 @@ TEXT_FORMAT_NAMES = [
     "glm45",
     "minimax_m2",
     "deepseek_v32",
+    "deepseek_v4",
+    "deepseek_v41",
+    "kimi_k3",
     "gemma4",
     "pythonic",
     "llama4_pythonic",
@@ -56,6 +59,9 @@ THINK_MARKERS = {
     "glm47": ("<think>", "</think>"),
     "glm45": ("<think>", "</think>"),
     "minimax_m2": ("<think>", "</think>"),
+    "deepseek_v4": ("<think>", "</think>"),
+    "deepseek_v41": ("<think>", "</think>"),
+    "kimi_k3": ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
     "gemma4": ("<|channel>thought\n", "<channel|>"),
     "step3": ("<think>", "</think>"),
     "hy_v3": ("<think>", "</think>"),
@@ -70,6 +76,13 @@ ALIASES = {
     "step3p5": "qwen3_coder",
     "cohere_command3": "cohere_command",
     "cohere_command4": "cohere_command",
+}
+
+# DSML's section markers and how its tags begin, per format (DeepSeek V3.2, V4, V4.1).
+DSML_SECTIONS = {
+    "deepseek_v32": ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜"),
+    "deepseek_v4": ("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>", "<｜DSML｜"),
+    "deepseek_v41": ("<｜DSML｜ calls>", "</｜DSML｜ calls>", "<｜DSML｜ "),
 }
 
 DS_CALLS, DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -292,8 +305,10 @@ def _bare_key(format_name: str, key: str, top: bool) -> bool:
         return key.isidentifier() and key not in ("True", "False", "None")
     if format_name == "gemma4":
         return bool(key) and key == key.strip() and not any(char in key for char in ':,{}[]<"')
-    if format_name == "deepseek_v32":
+    if format_name in DSML_SECTIONS:
         return '"' not in key
+    if format_name == "kimi_k3":
+        return '"' not in key and "<|" not in key
     if format_name in ("minimax_m2", "step3"):
         return bool(key) and key == key.strip() and not any(char in key for char in "\"'>")
     return bool(key) and key == key.strip() and ">" not in key and "<" not in key
@@ -412,21 +427,37 @@ def _write_new_output(
             )
             + "</minimax:tool_call>"
         )
-    elif format_name == "deepseek_v32":
+    elif format_name in DSML_SECTIONS:
+        begin, end, tag = DSML_SECTIONS[format_name]
+        close = "</" + tag[1:]
         body = (
-            "<｜DSML｜function_calls>\n"
+            f"{begin}\n"
             + "".join(
-                f'<｜DSML｜invoke name="{name}">\n'
+                f'{tag}invoke name="{name}">\n'
                 + "".join(
-                    f'<｜DSML｜parameter name="{key}" string="{"true" if isinstance(item, str) else "false"}">'
-                    f"{_json_unless_string(item)}</｜DSML｜parameter>\n"
+                    f'{tag}parameter name="{key}" string="{"true" if isinstance(item, str) else "false"}">'
+                    f"{_json_unless_string(item)}{close}parameter>\n"
                     for key, item in value.items()
                 )
-                + "</｜DSML｜invoke>\n"
+                + f"{close}invoke>\n"
                 for name, value in values
             )
-            + "</｜DSML｜function_calls>"
+            + end
         )
+    elif format_name == "kimi_k3":
+        body = "<|open|>tools<|sep|>" + "".join(
+            f'<|open|>call tool="{name}" index="{index + 1}"<|sep|>'
+            + "".join(
+                f'<|open|>argument key="{key}" type="{json_type(item)}"<|sep|>'
+                f"{_json_unless_string(item)}<|close|>argument<|sep|>"
+                for key, item in value.items()
+            )
+            + "<|close|>call<|sep|>"
+            for index, (name, value) in enumerate(values)
+        )
+        body += "<|close|>tools<|sep|>"
+        if before:  # the reply comes in the response channel, before the calls
+            before = f"<|open|>response<|sep|>{before}<|close|>response<|sep|>"
     elif format_name == "gemma4":
         body = "".join(f"<|tool_call>call:{name}" + _gemma(value) + "<tool_call|>" for name, value in values)
     elif format_name == "step3":

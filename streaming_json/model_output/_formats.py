@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Optional
+from typing import Any, Optional
 
 __all__ = ["ToolCallFormat", "ParameterSyntax", "LiteralSyntax", "ChannelSyntax", "FORMATS"]
 
@@ -42,13 +42,18 @@ class ParameterSyntax:
     """The marker after the value (``</parameter>``)."""
     header: re.Pattern[str] = re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL)
     """Reads the header: group ``name``; group ``string`` where the model says whether the value is a raw string
-    (``"true"``) or JSON (anything else, or the attribute missing: DeepSeek V3.2's ``string="false"``)."""
+    or JSON (``raw_strings``, ``raw_by_default``: DeepSeek V3.2's ``string="false"``)."""
     value_begin: Optional[str] = None
     """A marker between the header and the value, blanks around it allowed (GLM's ``<arg_value>``)."""
     next_parameter_ends_value: bool = True
     """Whether ``begin`` in a value ends it, its end marker forgotten (vLLM's Qwen3 parsers forgive the forgotten
     marker); else ``begin`` there is the value's text, which only ``end`` (or the call's end) ends (vLLM's GLM
     engine: a value may hold ``<arg_key>``)."""
+    raw_strings: tuple[str, ...] = ("true",)
+    """What the header's ``string`` group says of a value that is a raw string (DSML's ``string="true"``, Kimi K3's
+    ``type="string"``); any other word says it is JSON."""
+    raw_by_default: bool = False
+    """Whether a value whose header has no ``string`` group is a raw string (Kimi K3) or JSON (DSML)."""
     trim: str = ""
     """A character the value sheds once at each end (Qwen3's template writes the value between two newlines:
     ``"\\n"``); the value's text is otherwise kept as written."""
@@ -127,6 +132,9 @@ class ToolCallFormat:
     ``"parameters"`` payload may have none: its header ends at the first parameter (GLM)."""
     header: Optional[re.Pattern[str]] = None
     """Reads the header: group ``name``, and ``id`` where the model writes its own call id."""
+    empty_call_end: Optional[str] = None
+    """A marker that ends a call's header and the call at once: a call without arguments (DSML's self-closing
+    ``<｜DSML｜invoke name="submit"/>``)."""
     name_chars: Optional[re.Pattern[str]] = None
     """A header with a character outside these was no call: its text is content (pythonic calls, which begin with
     no marker, start with the tool's name)."""
@@ -202,7 +210,10 @@ class ToolCallFormat:
             self.call_begin,
             self.call_end,
             self.header_end,
+            self.empty_call_end,
         ]
+        if self.empty_call_end is not None and self.header_end is None:
+            raise ValueError("a format whose calls may close in their header (empty_call_end) has a header_end")
         if self.parameters is not None:
             markers += [self.parameters.begin, self.parameters.header_end, self.parameters.end]
         if self.literal is not None:
@@ -241,6 +252,33 @@ _PYTHON_LITERAL = LiteralSyntax(
     python=True,
     key_end=re.compile(r"[^\w\s]"),
 )
+
+_DSML_PARAMETER_HEADER = re.compile(
+    r'\s*name\s*=\s*"(?P<name>[^"]*)"(?:\s+string\s*=\s*"(?P<string>[^"]*)")?\s*', re.DOTALL
+)
+
+
+def _dsml(
+    name: str, section_begin: tuple[str, ...], section_end: str, tag: str = "<｜DSML｜", **more: Any
+) -> ToolCallFormat:
+    """A DSML format (DeepSeek V3.2, V4, V4.1): its section's markers, and how its tags begin (``tag``)."""
+    close = "</" + tag[1:]
+    return ToolCallFormat(
+        name,
+        "parameters",
+        section_begin=section_begin,
+        section_end=(section_end,),
+        call_begin=f'{tag}invoke name="',
+        call_end=f"{close}invoke>",
+        header_end='">',
+        empty_call_end="/>",  # (after the name's closing quote, blanks allowed)
+        header=re.compile(r'\s*(?P<name>.*?)\s*(?:"\s*)?', re.DOTALL),
+        parameters=ParameterSyntax(
+            begin=f"{tag}parameter", header_end=">", end=f"{close}parameter>", header=_DSML_PARAMETER_HEADER
+        ),
+        **more,
+    )
+
 
 FORMATS: dict[str, ToolCallFormat] = {}
 """The built-in formats by name, as these models write them."""
@@ -377,22 +415,52 @@ for _format in (
     # <｜DSML｜parameter name="K" string="true|false">V</｜DSML｜parameter>, </｜DSML｜invoke>,
     # </｜DSML｜function_calls>. string="true": the value is the raw string; "false", or no attribute: it is JSON
     # (vLLM 0.33 vllm/parser/deepseek_v4.py _dsml_arg_converter, which DeepSeek V3.2's parser shares). The bars are
-    # U+FF5C.
+    # U+FF5C. An invoke may close itself, a call without arguments: <｜DSML｜invoke name="submit"/>.
+    _dsml("deepseek_v32", ("<｜DSML｜function_calls>",), "</｜DSML｜function_calls>"),
+    # DeepSeek V4: DSML in <｜DSML｜tool_calls> (<｜DSML｜toolcalls> and <｜DSML｜tool> open it too, "spelling variants
+    # observed in production"), reasoning in <think> (vLLM 0.33 vllm/parser/deepseek_v4.py).
+    _dsml(
+        "deepseek_v4",
+        ("<｜DSML｜tool_calls>", "<｜DSML｜toolcalls>", "<｜DSML｜tool>"),
+        "</｜DSML｜tool_calls>",
+        reasoning=THINK,
+        calls_end_reasoning=True,
+    ),
+    # DeepSeek V4.1: V4's DSML with a blank after the bars and "calls" for "tool_calls": <｜DSML｜ calls>,
+    # <｜DSML｜ invoke name="NAME">, <｜DSML｜ parameter ...>, and their ends (vLLM 0.33 vllm/parser/deepseek_v41.py).
+    _dsml(
+        "deepseek_v41",
+        ("<｜DSML｜ calls>",),
+        "</｜DSML｜ calls>",
+        tag="<｜DSML｜ ",
+        reasoning=THINK,
+        calls_end_reasoning=True,
+    ),
+    # Kimi K3 (XTML, markers of the special tokens <|open|>, <|close|>, <|sep|>): the reply in a response channel,
+    # whose markers say nothing; the calls in a tools channel, <|open|>call tool="NAME" index="1"<|sep|>, each
+    # argument <|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>, then <|close|>call<|sep|>. A
+    # string's value is its raw text; any other type's is JSON; no type is a string. Reasoning in a think channel
+    # (vLLM 0.33 vllm/tool_parsers/kimi_k3_tool_parser.py, vllm/reasoning/kimi_k3_reasoning_parser.py).
     ToolCallFormat(
-        "deepseek_v32",
+        "kimi_k3",
         "parameters",
-        section_begin=("<｜DSML｜function_calls>",),
-        section_end=("</｜DSML｜function_calls>",),
-        call_begin='<｜DSML｜invoke name="',
-        call_end="</｜DSML｜invoke>",
-        header_end='">',
-        header=re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL),
+        section_begin=("<|open|>tools<|sep|>",),
+        section_end=("<|close|>tools<|sep|>",),
+        call_begin="<|open|>call",
+        call_end="<|close|>call<|sep|>",
+        header_end="<|sep|>",
+        header=re.compile(r'\s*(?:(?:tool="(?P<name>[^"]*)"|\w+="[^"]*")\s*)*'),
         parameters=ParameterSyntax(
-            begin="<｜DSML｜parameter",
-            header_end=">",
-            end="</｜DSML｜parameter>",
-            header=re.compile(r'\s*name\s*=\s*"(?P<name>[^"]*)"(?:\s+string\s*=\s*"(?P<string>[^"]*)")?\s*', re.DOTALL),
+            begin="<|open|>argument",
+            header_end="<|sep|>",
+            end="<|close|>argument<|sep|>",
+            header=re.compile(r'\s*(?:(?:key="(?P<name>[^"]*)"|type="(?P<string>[^"]*)"|\w+="[^"]*")\s*)*'),
+            raw_strings=("string",),
+            raw_by_default=True,
         ),
+        ignored_markers=("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"),
+        reasoning=("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
+        calls_end_reasoning=True,
     ),
     # Gemma 4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>, an object literal with <|"|> as the string
     # quote and bare keys; reasoning in <|channel>thought\n...<channel|> (vLLM 0.33 vllm/parser/gemma4.py, which also

@@ -56,7 +56,7 @@ from ._formats import FORMATS, LiteralSyntax, ParameterSyntax, ToolCallFormat
 from ._markers import Markers
 from ._relay_pure import Relay as _PureRelay
 from ._schemas import STRING, ToolSchemas, describe_types
-from ._values import bare_word_json, gemma_literal_json, python_literal_json, typed_json
+from ._values import bare_word_json, gemma_literal_json, python_literal_json, repaired_typed_json, typed_json
 
 try:  # feed's fast paths compiled, for the compiled core's parser (built beside it)
     from ._relay import COMPILED_PARSER as _COMPILED_PARSER
@@ -111,7 +111,8 @@ class _Markers:
         parameters = format.parameters
         first_parameter = parameters.begin if parameters is not None and format.header_end is None else None
         json_start = "{" if format.json_ends_header else None
-        self.header = Markers(format.header_end, first_parameter, json_start, *self.stops.markers)
+        header_ends = (format.header_end, format.empty_call_end, first_parameter, json_start)
+        self.header = Markers(*header_ends, *self.stops.markers)
         self.after_json = Markers(format.arguments_end, *self.stops.markers)
         self.between_calls = _BLANKS + format.separators
         # A piece with none of these characters holds no marker, nor the beginning of one (feed's fast paths).
@@ -163,6 +164,7 @@ class _Call:
         "error",
         "opened",
         "keys",
+        "repairs",
     )
 
     def __init__(self, name: Optional[str] = None, id: Optional[str] = None) -> None:
@@ -177,6 +179,7 @@ class _Call:
         self.error: Optional[str] = None  # a problem found before the end (arguments given twice)
         self.opened = False  # the text formats: the "{" of the arguments' JSON is out
         self.keys: set[str] = set()  # the text formats: the parameters given so far
+        self.repairs: list[tuple[tuple[str, ...], str]] = []  # the text formats: values read after an unwrapping
 
 
 class _FeedSlot:
@@ -468,11 +471,13 @@ class ModelOutputStream(_FeedSlot):
         elif problem is None and self._tools is not None and call.name not in self._tools:
             known = ", ".join(sorted(self._tools)) or "none"
             problem = f"Tool call to an unknown tool {call.name!r} (the tools are: {known})"
+        repairs = tuple(call.repairs)
         if problem is None:
             result = parse_tool_call_arguments(text)
-            self._events.append(_new(ToolCallEnd, (call.index, result.arguments, result.error)))
+            self._events.append(_new(ToolCallEnd, (call.index, result.arguments, result.error, repairs)))
         else:
-            self._events.append(_new(ToolCallEnd, (call.index, {}, f"{problem}.\nReceived arguments: {text}")))
+            error = f"{problem}.\nReceived arguments: {text}"
+            self._events.append(_new(ToolCallEnd, (call.index, {}, error, repairs)))
 
     def _end_open_call(self, cut_off: Optional[str]) -> None:
         call = self._call
@@ -683,8 +688,11 @@ class ModelOutputStream(_FeedSlot):
             else:
                 self._begin_parameter()
             return found + len(marker)
-        if parameters is not None and format.header_end is None and marker == format.call_end:
-            self._call = call  # a call that writes no parameters (GLM's <tool_call>NAME</tool_call>)
+        if marker == format.empty_call_end or (
+            parameters is not None and format.header_end is None and marker == format.call_end
+        ):
+            # A call that writes no arguments (GLM's <tool_call>NAME</tool_call>, DSML's self-closing invoke).
+            self._call = call
             self._start_call(call)
             self._close_arguments()
             self._after_call()
@@ -965,6 +973,11 @@ class ModelOutputStream(_FeedSlot):
         types = self._value_types
         if mode is _TYPED:
             found, wanted = typed_json(text, types or STRING), describe_types(types or STRING)
+            if found is None and types:
+                repaired = repaired_typed_json(text, types)
+                if repaired is not None:
+                    found = repaired[0]
+                    call.repairs.append(((self._value_key,), repaired[1]))
         elif mode is _JSON:
             found, wanted = _json_text(text), "JSON"
         elif mode is _PYTHON:
@@ -1066,8 +1079,11 @@ class ModelOutputStream(_FeedSlot):
         name = (matched.group("name") if matched is not None else header.strip(_BLANKS)) or ""
         self._begin_value(name)
         if name and self._call is not None:
-            if "string" in pattern.groupindex and (matched is None or matched.group("string") != "true"):
-                mode = _JSON  # DeepSeek V3.2's string="false" (or no attribute): the value is JSON
+            said = matched.group("string") if matched is not None and "string" in pattern.groupindex else None
+            if "string" in pattern.groupindex and not (
+                parameters.raw_by_default if said is None else said in parameters.raw_strings
+            ):
+                mode = _JSON  # DeepSeek V3.2's string="false" (or no attribute), Kimi K3's type="number": JSON
             else:
                 types = self._value_types
                 mode = _STREAM if types is None or types == STRING else _TYPED
