@@ -266,9 +266,29 @@ def test_the_sdist_carries_the_generated_c_and_builds_without_cython(wheelhouse:
     assert _run([str(python), "-c", check], tmp_path).strip() == "cython"
 
 
+def _import_warnings(python: Path, cwd: Path, **variables: str) -> tuple[str, list[str]]:
+    """What ``PARSE`` prints in ``python``, and the package's warnings on stderr (after importing it twice)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("STREAMING_JSON_")}
+    env.update(variables)
+    command = [str(python), "-c", f"import streaming_json; {PARSE}"]
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout.strip(), [line for line in result.stderr.splitlines() if "streaming_json:" in line]
+
+
+IMPORT_WARNING = (
+    r".*RuntimeWarning: streaming_json: the compiled core could not be built when this package was installed "
+    r"\(.+\), so the pure-Python backend is in use.*STREAMING_JSON_PURE_PYTHON=1.*"
+)
+
+
 @cpython_only("elsewhere no build compiles (test_other_interpreters_build_the_pure_backend_without_trying_to_compile)")
-def test_a_build_whose_compiler_fails_installs_the_pure_backend(wheelhouse: Path, tmp_path: Path) -> None:
-    env = dict(_setuptools_alone(tmp_path), CC="false")
+def test_a_build_whose_compiler_fails_installs_a_pure_wheel_and_says_so(wheelhouse: Path, tmp_path: Path) -> None:
+    """No working compiler: the wheel built is the pure one (``py3-none-any``: a platform tag would claim a compiled
+    core it does not carry), the build's log says why in one line (pip shows it only with ``-v``), and the package
+    says so at its first import, where a user sees it, unless ``STREAMING_JSON_PURE_PYTHON=1`` chose the pure
+    backend."""
+    env = dict(_setuptools_alone(tmp_path), CC="/bin/false")
     python = _fresh_environment(tmp_path / "env")
     log = _run(
         [*_pip(python), "install", "-v", "--no-build-isolation", "--no-deps", str(_sdist(wheelhouse))], tmp_path, env
@@ -276,10 +296,25 @@ def test_a_build_whose_compiler_fails_installs_the_pure_backend(wheelhouse: Path
     warnings = [line.strip() for line in log.splitlines() if "WARNING: streaming_json:" in line]
     assert len(warnings) == 1, log[-3000:]
     assert re.fullmatch(
-        r"WARNING: streaming_json: the compiled core could not be built \(.+\); installing the pure-Python backend",
+        r"WARNING: streaming_json: the compiled core could not be built \(the command /bin/false exited with status "
+        r"1\); installing the pure-Python backend",
         warnings[0],
     ), warnings
-    assert _run([str(python), "-c", PARSE], tmp_path).strip() == "python {'a': [1, 'b']}"
+    assert f"filename=streaming_json-{VERSION}-py3-none-any.whl" in log, log[-3000:]
+    (dist_info,) = _site_packages(python).glob("streaming_json-*.dist-info")
+    wheel_metadata = (dist_info / "WHEEL").read_text().splitlines()
+    assert "Tag: py3-none-any" in wheel_metadata and "Root-Is-Purelib: true" in wheel_metadata, wheel_metadata
+    printed, import_warnings = _import_warnings(python, tmp_path)
+    assert printed == "python {'a': [1, 'b']}"
+    assert len(import_warnings) == 1 and re.fullmatch(IMPORT_WARNING, import_warnings[0]), import_warnings
+    assert "/bin/false" in import_warnings[0]  # the reason the build recorded
+    assert _import_warnings(python, tmp_path, STREAMING_JSON_PURE_PYTHON="1") == ("python {'a': [1, 'b']}", [])
+
+
+@cpython_only("the pure wheel is built on purpose, and checked, on CPython")
+def test_a_wheel_built_pure_on_purpose_imports_without_a_warning(wheelhouse: Path, tmp_path: Path) -> None:
+    python = _installed(tmp_path, _pure_wheel(wheelhouse))
+    assert _import_warnings(python, tmp_path) == ("python {'a': [1, 'b']}", [])
 
 
 def _source_copy(tmp_path: Path) -> Path:
