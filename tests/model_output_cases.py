@@ -375,6 +375,18 @@ def _closing_markers_absent(format_name: str) -> Optional[Written]:
     return Written(trimmed, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
 
 
+def _fence_absent(format_name: str) -> Optional[Written]:
+    """The text that closes the arguments before the call's end marker (DeepSeek V3's closing fence) left out."""
+    format = FORMATS[format_name]
+    text, expected = write(format_name, [WEATHER, TIME])
+    if format.arguments_end is None or format.call_end is None:
+        return None
+    closing = format.arguments_end + format.call_end
+    if closing not in text:
+        return None
+    return Written(text.replace(closing, format.call_end), _tools([WEATHER, TIME]), expected)
+
+
 def _section_end_absent(format_name: str) -> Optional[Written]:
     format = FORMATS[format_name]
     text, expected = write(format_name, [WEATHER, TIME])
@@ -544,6 +556,14 @@ def _blank_inside_markers(format_name: str) -> Optional[Written]:
     return Written(out, _tools([WEATHER, TIME]), expected)
 
 
+# Spellings a format's header pattern reads besides the one its writer writes (not data tuples: the patterns').
+HEADER_SPELLINGS: dict[str, list[tuple[str, str]]] = {
+    "deepseek_v3": [("function<｜tool▁sep｜>", "<｜tool▁sep｜>")],  # "function" may be left out
+    "gemma4": [("call:", ":")],  # the bare ":NAME{" opener
+    "minimax_m2": [('="', "='"), ('">', "'>")],  # names in single quotes
+}
+
+
 def spellings(format_name: str) -> list[tuple[str, str]]:
     """Each other spelling of a marker the format reads: (the written one, the other)."""
     format = FORMATS[format_name]
@@ -564,6 +584,12 @@ def _spelling_variants(format_name: str) -> Optional[Written]:
     if variants:
         text = first
         for written, other in variants:
+            text = text.replace(written, other)
+        texts.append(text)
+    replacements = HEADER_SPELLINGS.get(format_name, [])
+    if replacements:
+        text = first
+        for written, other in replacements:
             text = text.replace(written, other)
         texts.append(text)
     for alias in FORMATS[format_name].aliases:
@@ -655,6 +681,13 @@ CASES = [
         "parameters (by a token limit), the last call ends with an error, as when cut off.",
         _closing_markers_absent,
         "formats with a marker that closes a call or its section",
+    ),
+    Case(
+        "closing fence absent",
+        "missing end token",
+        "The fence that closes the arguments left out before the call's end marker: the same events.",
+        _fence_absent,
+        "formats whose arguments close with text of their own (DeepSeek V3's fence)",
     ),
     Case(
         "section end absent",
@@ -752,7 +785,9 @@ CASES = [
     Case(
         "spelling variants",
         "spelling variants",
-        "Every other spelling of the format's markers: the same events as the first spelling.",
+        "Every other spelling of the format's markers, its aliases' (GLM-4.5's newlines, Mistral's three) and its "
+        "header's (DeepSeek V3 without ``function``, Gemma's bare ``:NAME{``, MiniMax's single quotes): the same "
+        "events as the first spelling.",
         _spelling_variants,
         "formats with another spelling of a marker, or an alias written otherwise",
     ),
