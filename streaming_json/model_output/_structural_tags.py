@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Optional, Union
 
-from ._formats import LiteralSyntax, ToolCallFormat
+from ._formats import LiteralSyntax, ParameterSyntax, ToolCallFormat
 
 _sre: Any
 try:  # the regular expression parser, which CPython 3.11 moved
@@ -111,6 +111,7 @@ class _Speller:
         self.after_name = False
         self.groups: dict[int, str] = {}
         self.names: dict[int, str] = {}
+        self.used: set[str] = set()  # the given groups spelled so far
 
     def walk(self, pattern: re.Pattern[str]) -> tuple[str, str]:
         parsed = _sre.parse(pattern.pattern, pattern.flags)
@@ -132,6 +133,7 @@ class _Speller:
             if name is not None and name in self.values:
                 self.spelled.append(self.values[name])
                 self.groups[number] = self.values[name]
+                self.used.add(name)
                 if name == "name" and self.split:
                     self.after_name = True
                 return
@@ -139,24 +141,43 @@ class _Speller:
             self.items(inner)
             self.groups[number] = "".join(self.spelled[start:])
         elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
-            low, _, inner = argument
-            if low == 0:
-                if self._worth_writing(inner):
-                    self.items(inner)
-                return
+            low, high, inner = argument
             for _ in range(low):
                 self.items(inner)
+            written = low
+            # A repeat of attributes (Kimi K3's key="K" type="T"): once for each given group it holds, a blank
+            # between; after the tool's name, the rest of it as the pattern allows.
+            while written < high and not self.after_name and self._worth_writing(inner):
+                if written and self.spelled and not self.spelled[-1].endswith(" "):
+                    self.spelled.append(" ")
+                self.items(inner)
+                written += 1
+                if not self._holds_unused_group(inner):
+                    break
+            if self.after_name and written < high:
+                self.pattern.append(self.regex(op, (0, high if high is _sre.MAXREPEAT else high - written, inner)))
+        elif op is _sre.BRANCH:
+            branches = argument[1]
+            wanted = [branch for branch in branches if self._holds_unused_group(branch)]
+            plain = [branch for branch in branches if not self._named_groups(branch)]
+            self.items((wanted or plain or branches)[0])
         else:
             self.spelled.append(self.sample(op, argument))
 
+    def _named_groups(self, items: Any) -> list[str]:
+        groups = [self.names.get(argument[0]) for op, argument in _walk(items) if op is _sre.SUBPATTERN]
+        return [name for name in groups if name is not None]
+
+    def _holds_unused_group(self, items: Any) -> bool:
+        return any(name in self.values and name not in self.used for name in self._named_groups(items))
+
     def _worth_writing(self, inner: Any) -> bool:
-        """Whether an optional part is written: it holds a group that has a value, or text other than blanks and
-        holds no group without one (DeepSeek's ``(?:function)?``; not Mistral's ``[CALL_ID]`` with no id)."""
-        groups = [self.names.get(argument[0]) for op, argument in _walk(inner) if op is _sre.SUBPATTERN]
-        named = [name for name in groups if name is not None]
-        if any(name in self.values for name in named):
+        """Whether an optional part is written: it holds a group that has a value not written yet, or text other
+        than blanks and no group without a value (DeepSeek's ``(?:function)?``; not Mistral's ``[CALL_ID]`` with no
+        id)."""
+        if self._holds_unused_group(inner):
             return True
-        if named:
+        if self._named_groups(inner):
             return False
         speller = _Speller({}, split=False)
         speller.names = self.names
@@ -274,6 +295,16 @@ def _type_of(schema: Any) -> Optional[str]:
     return kind if isinstance(kind, str) else None
 
 
+def _string_word(syntax: ParameterSyntax, schema: Any, string: bool) -> str:
+    """What a parameter's header says of its value in the ``string`` group: the syntax's word for a raw string for a
+    string, else a word for JSON: ``"false"`` beside DSML's flag ``"true"``, the schema's type beside a word that
+    names one (Kimi K3's ``type="string"``)."""
+    raw = syntax.raw_strings[0]
+    if string:
+        return raw
+    return "false" if raw == "true" else _type_of(schema) or "object"
+
+
 def _parameters(format: ToolCallFormat, schema: Schema, excludes: list[str]) -> dict[str, Any]:
     """A ``"parameters"`` payload's blocks: a strict tool's listed parameters (each typed), in any order."""
     syntax = format.parameters
@@ -284,7 +315,7 @@ def _parameters(format: ToolCallFormat, schema: Schema, excludes: list[str]) -> 
     blocks = []
     for key, property_schema in properties.items():
         string = _type_of(property_schema) == "string"
-        header = _spell(syntax.header, {"name": key, "string": "true" if string else "false"})
+        header = _spell(syntax.header, {"name": key, "string": _string_word(syntax, property_schema, string)})
         begin = _joined(syntax.begin, header) + syntax.header_end
         if string:
             value_excludes = [syntax.end, *excludes]
