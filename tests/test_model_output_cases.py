@@ -18,6 +18,7 @@ from .model_output_cases import (
     CASES,
     CASES_BY_NAME,
     DOCS_PAGE,
+    EVERY_FORMAT,
     LIMITATIONS,
     Result,
     applies,
@@ -106,6 +107,13 @@ def test_calls_get_distinct_ids_of_their_own(backend: ModuleType, format_name: s
     events = stream.feed(written.text) + stream.finish()
     ids = [event.id for event in events if isinstance(event, ToolCallStart)]
     assert len(ids) == 2 and len(set(ids)) == 2, ids
+
+
+def test_a_case_for_every_format_is_written_in_every_format() -> None:
+    """What the docs say of a case's reach is true: one said to be for every format is written in each."""
+    for case in CASES:
+        if case.where == EVERY_FORMAT:
+            assert all(applies(name, case) for name in format_names()), case.name
 
 
 def test_every_limitation_names_a_case_and_a_format() -> None:
