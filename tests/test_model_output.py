@@ -26,6 +26,7 @@ from streaming_json.model_output import (
 )
 
 from .model_outputs import (
+    ALIASES,
     FORMAT_NAMES,
     PROSE_AFTER,
     PROSE_BEFORE,
@@ -250,6 +251,12 @@ def test_malformed_arguments_end_with_the_parse_error(backend: ModuleType) -> No
     events = merged(read_all(stream_of(backend, "mistral_v11"), list(text)))
     assert events[1] == ArgumentsDelta(0, '{"a": 1,, "b": tru}')
     assert events[2].arguments == {} and "not valid JSON" in events[2].error
+
+
+def test_an_alias_is_its_formats_other_name() -> None:
+    """(So that each format's tests read the real corpus for its aliases too: the same data, nothing of its own.)"""
+    for alias, name in ALIASES.items():
+        assert FORMATS[alias] is FORMATS[name] and alias in FORMATS[name].aliases, alias
 
 
 @pytest.mark.parametrize("format_name", ["mistral", "mistral_v11"])

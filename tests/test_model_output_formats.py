@@ -740,6 +740,31 @@ def test_text_that_is_no_pythonic_call_is_content(backend: ModuleType) -> None:
     assert value == {} and error.startswith("Tool call has a value without a parameter name")
 
 
+def test_step3_drops_the_wrapper_of_each_call_between_its_calls(backend: ModuleType) -> None:
+    """Step-3 wraps each call in <｜tool_call_begin｜>function<｜tool_sep｜>...<｜tool_call_end｜>, and may write a
+    <｜tool_sep｜> between two (vLLM 0.33's own test of its parser): none of it is content or breaks the section."""
+    text = (
+        "Checking.<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        '<steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter>'
+        "</steptml:invoke><｜tool_call_end｜><｜tool_sep｜>\n<｜tool_call_begin｜>"
+        '<steptml:invoke name="run"><steptml:parameter name="sql">SELECT * FROM t WHERE a < 5</steptml:parameter>'
+        '<steptml:parameter name="html"><b>hi</b></steptml:parameter></steptml:invoke><｜tool_call_end｜>'
+        "<｜tool_calls_end｜> Done."
+    )
+    for pieces in cuts_of(text, "step3", 5).values():
+        events = merged(read_all(stream_of(backend, "step3"), pieces))
+        assert events == [
+            ContentDelta("Checking."),
+            ToolCallStart(0, "call_0", "get_weather"),
+            ArgumentsDelta(0, '{"city": "Tokyo"}'),
+            ToolCallEnd(0, {"city": "Tokyo"}, None),
+            ToolCallStart(1, "call_1", "run"),
+            ArgumentsDelta(1, '{"sql": "SELECT * FROM t WHERE a < 5", "html": "<b>hi</b>"}'),
+            ToolCallEnd(1, {"sql": "SELECT * FROM t WHERE a < 5", "html": "<b>hi</b>"}, None),
+            ContentDelta(" Done."),
+        ], pieces
+
+
 def test_harmony_channels(backend: ModuleType) -> None:
     text = (
         "<|channel|>analysis<|message|>Need the weather.<|end|>"

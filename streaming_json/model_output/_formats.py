@@ -21,7 +21,7 @@ A new format is one more instance; nothing is subclassed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
 __all__ = ["ToolCallFormat", "ParameterSyntax", "LiteralSyntax", "ChannelSyntax", "FORMATS"]
@@ -285,7 +285,8 @@ FORMATS: dict[str, ToolCallFormat] = {}
 
 for _format in (
     # Hermes 2/3, Qwen 2.5/3: <tool_call>{"name": ..., "arguments": {...}}</tool_call>, one block a call.
-    ToolCallFormat("hermes", "call", call_begin="<tool_call>", call_end="</tool_call>", aliases=("qwen",)),
+    # Granite 4 writes the same (vLLM 0.33 vllm/tool_parsers/granite4_tool_parser.py).
+    ToolCallFormat("hermes", "call", call_begin="<tool_call>", call_end="</tool_call>", aliases=("qwen", "granite4")),
     # Llama 3.1-3.3: an optional <|python_tag|>, then {"name": ..., "parameters": {...}}, several joined by "; ".
     ToolCallFormat(
         "llama3_json",
@@ -341,7 +342,9 @@ for _format in (
     ),
     # Qwen3-Coder, Qwen3.5/3.6, Nemotron-3-Nano, MiMo: <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n
     # </parameter>\n...</function>\n</tool_call>. A <function= without <tool_call> before it is a call too, and a
-    # <tool_call> inside <think> ends the reasoning (vLLM 0.33 vllm/parser/qwen3.py's transitions).
+    # <tool_call> inside <think> ends the reasoning (vLLM 0.33 vllm/parser/qwen3.py's transitions). Nemotron 3 and
+    # Step-3.5 write it unchanged (vLLM 0.33 vllm/parser/nemotron_v3.py, step3p5.py: qwen3_config under their names;
+    # Step-3.5's template opens the reasoning block: ModelOutputStream(..., reasoning_open=True)).
     ToolCallFormat(
         "qwen3_coder",
         "parameters",
@@ -354,7 +357,7 @@ for _format in (
         parameters=_QWEN3_PARAMETERS,
         reasoning=THINK,
         calls_end_reasoning=True,
-        aliases=("qwen3_xml",),
+        aliases=("qwen3_xml", "nemotron_v3", "step3p5"),
     ),
     # Seed-OSS: the Qwen3-Coder grammar inside <seed:tool_call>, reasoning in <seed:think> (vLLM 0.33
     # vllm/parser/seed_oss.py: "seed_oss shares the Qwen3 XML grammar exactly").
@@ -529,6 +532,90 @@ for _format in (
         name_chars=_PYTHON_NAME_CHARS,
         separators=",",
         literal=_PYTHON_LITERAL,
+    ),
+):
+    for _name in (_format.name, *_format.aliases):
+        FORMATS[_name] = _format
+
+# The formats below are those of the families vLLM 0.33 added parsers for; where a family writes a format above with
+# other markers, it is that format's data with those markers (the same rules, one place for each).
+for _format in (
+    # ERNIE 4.5: Hermes' blocks; an answer may come inside <response>...</response>, markers that say nothing
+    # (vLLM 0.33 vllm/tool_parsers/ernie45_tool_parser.py, vllm/reasoning/ernie45_reasoning_parser.py).
+    replace(
+        FORMATS["hermes"], name="ernie45", ignored_markers=("<response>", "</response>"), reasoning=THINK, aliases=()
+    ),
+    # LongCat-Flash: Hermes' blocks in <longcat_tool_call>...</longcat_tool_call> (vLLM 0.33
+    # vllm/tool_parsers/longcat_tool_parser.py).
+    replace(
+        FORMATS["hermes"], name="longcat", call_begin="<longcat_tool_call>", call_end="</longcat_tool_call>", aliases=()
+    ),
+    # Cohere Command A (cmd3, cmd4): <|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}},
+    # ...]<|END_ACTION|>; reasoning in <|START_THINKING|>...<|END_THINKING|>, the answer in <|START_RESPONSE|> (cmd3)
+    # or <|START_TEXT|> (cmd4) markers that say nothing (vLLM 0.33 vllm/parser/cohere_command.py's structural tags
+    # and tool schema; tests/parser/cohere/test_tool_calls.py).
+    ToolCallFormat(
+        "cohere_command",
+        "call",
+        section_begin=("<|START_ACTION|>",),
+        section_end=("<|END_ACTION|>",),
+        name_keys=("tool_name",),
+        arguments_keys=("parameters",),
+        ignored_markers=("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>"),
+        reasoning=("<|START_THINKING|>", "<|END_THINKING|>"),
+        aliases=("cohere_command3", "cohere_command4"),
+    ),
+    # Hunyuan Hy3 (hy_v3): GLM's parameters, the name ended by <tool_sep>, the calls in <tool_calls>...</tool_calls>:
+    # <tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value></tool_call></tool_calls>
+    # (vLLM 0.33 vllm/tool_parsers/hy_v3_tool_parser.py; a checkpoint whose tokens carry a suffix, <tool_call:ID>, is
+    # that data with its markers).
+    replace(
+        FORMATS["glm47"],
+        name="hy_v3",
+        section_begin=("<tool_calls>",),
+        section_end=("</tool_calls>",),
+        header_end="<tool_sep>",
+        calls_end_reasoning=False,
+        aliases=(),
+    ),
+    # Hunyuan Hy4 (hy_v4): GLM's calls as they are, in <tool_calls>...</tool_calls> (vLLM 0.33
+    # vllm/tool_parsers/hy_v4_tool_parser.py: the name ends at the first <arg_key> or </tool_call>).
+    replace(
+        FORMATS["glm47"],
+        name="hy_v4",
+        section_begin=("<tool_calls>",),
+        section_end=("</tool_calls>",),
+        calls_end_reasoning=False,
+        aliases=(),
+    ),
+    # Step-3: <｜tool_calls_begin｜>, per call <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">
+    # <steptml:parameter name="K">V</steptml:parameter>...</steptml:invoke><｜tool_call_end｜>, <｜tool_calls_end｜>;
+    # the per-call wrapper says nothing (vLLM 0.33 vllm/tool_parsers/step3_tool_parser.py). MiniMax-M2's invoke,
+    # other tags; a value is kept as written (vLLM strips its blanks). The bars are U+FF5C.
+    replace(
+        FORMATS["minimax_m2"],
+        name="step3",
+        section_begin=("<｜tool_calls_begin｜>",),
+        section_end=("<｜tool_calls_end｜>",),
+        call_begin="<steptml:invoke name=",
+        call_end="</steptml:invoke>",
+        parameters=ParameterSyntax(
+            begin="<steptml:parameter name=", header_end=">", end="</steptml:parameter>", header=_QUOTED_NAME
+        ),
+        ignored_markers=("<｜tool_call_begin｜>", "<｜tool_call_end｜>", "function<｜tool_sep｜>", "<｜tool_sep｜>"),
+        calls_end_reasoning=False,
+        aliases=(),
+    ),
+    # OLMo 3: Python calls, one a line, in <function_calls>...</function_calls>; values Python literals or JSON's
+    # null, true, false (vLLM 0.33 vllm/tool_parsers/olmo3_tool_parser.py).
+    replace(
+        FORMATS["pythonic"],
+        name="olmo3",
+        section_begin=("<function_calls>",),
+        section_end=("</function_calls>",),
+        output_section_begin=(),
+        reasoning=THINK,
+        aliases=(),
     ),
 ):
     for _name in (_format.name, *_format.aliases):

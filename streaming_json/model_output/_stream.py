@@ -203,12 +203,9 @@ class ModelOutputStream(_FeedSlot):
     exactly the JSON the model wrote (or, for the formats that write arguments as text, the JSON of the values the
     text holds, typed by the tools' schemas).
 
-    ``format`` is a built-in format's name (see ``FORMATS``: ``"hermes"``, ``"llama3_json"``, ``"mistral"``,
-    ``"mistral_v11"``, ``"granite"``, ``"deepseek_v3"``, ``"deepseek_v31"``, ``"kimi_k2"``, ``"qwen3_coder"``,
-    ``"seed_oss"``, ``"glm47"``, ``"minimax_m2"``, ``"deepseek_v32"``, ``"deepseek_v4"``, ``"deepseek_v41"``,
-    ``"kimi_k3"``, ``"gemma4"``, ``"harmony"``, ``"pythonic"``,
-    ``"llama4_pythonic"``) or a :class:`ToolCallFormat`. ``tools``, if given, are the tools the model may call: their
-    names (a call to another ends with an error), or their definitions, OpenAI's
+    ``format`` is a built-in format's name (a key of ``FORMATS``: ``"hermes"``, ``"mistral"``, ``"qwen3_coder"``,
+    ``"glm47"``, ``"harmony"``, ...) or a :class:`ToolCallFormat`. ``tools``, if given, are the tools the model may
+    call: their names (a call to another ends with an error), or their definitions, OpenAI's
     ``[{"type": "function", "function": {"name": ..., "parameters": {...}}}]`` (dicts, or an SDK's or server's objects
     with those attributes) or a mapping of name to the parameters' JSON Schema, whose types type the parameters of the
     text formats. ``reasoning`` is a reasoning block's begin and end markers (``("<think>", "</think>")``; by default
