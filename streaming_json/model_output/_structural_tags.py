@@ -426,6 +426,10 @@ def call_markers(format: ToolCallFormat, name: str) -> tuple[str, str]:
     return begin, (format.arguments_end or "") + (format.call_end or "")
 
 
+_JSON_STRING = r'"(?:[^"\\]|\\.)*"'
+_OTHER_KEYS = rf"(?:{_JSON_STRING}{_BLANKS}:{_BLANKS}(?:{_JSON_STRING}|-?[0-9]+){_BLANKS},{_BLANKS})*"
+
+
 def _call_object_begin(format: ToolCallFormat, name: str) -> str:
     return f"{{{json.dumps(format.name_keys[0])}: {json.dumps(name)}, {json.dumps(format.arguments_keys[0])}: "
 
@@ -452,9 +456,18 @@ def _call(format: ToolCallFormat, name: str, schema: Schema) -> tuple[str, dict[
         rest_of_header = _tag("", {"type": "any_text"}, channels.header_end)
         return begin, _sequence(rest_of_header, _arguments(format, schema, excludes)), end
     if format.payload == "call":
+        # The object: keys the format does not read may come before the name (Cohere's "tool_call_id").
+        body = _sequence(
+            _blanks(),
+            _const("{"),
+            _blanks(),
+            _regex(_OTHER_KEYS),
+            _const(_call_object_begin(format, name)[1:]),
+            _json(schema),
+            _blanks(),
+        )
         if format.call_begin is None:  # the object's closing brace ends the call
-            return _call_object_begin(format, name), _sequence(_json(schema), _blanks()), "}"
-        body = _sequence(_blanks(), _const(_call_object_begin(format, name)), _json(schema), _blanks())
+            return "", body, "}"
         return format.call_begin, _sequence(body, _const("}"), _blanks()), end
     header, rest = _header(format.header, name)
     literal_end = None
@@ -560,14 +573,15 @@ def structural_tag(
     if _in_section(format):
         section_begin = (format.section_begin or format.output_section_begin)[0]
         section_end = format.section_end[0] if format.section_end else ""
-        if format.call_begin is None and format.payload == "call" and not format.separators:
-            # Call objects in a JSON array (Mistral, Granite).
-            inner = _sequence(_blanks(), _const("["), _blanks(), listed(calls, ", "), _blanks())
-            section_end = "]" + section_end
-        elif format.call_begin is None:  # joined by a separator (Llama 3's ";", the pythonic list's ",")
-            inner = _sequence(_blanks(), listed(calls, (format.separators or ",")[0] + " "), _blanks())
-        else:
-            inner = _sequence(_blanks(), listed(calls), _blanks())
+        array = format.call_begin is None and format.payload == "call" and not format.separators
+        separators = "," if array else format.separators
+        inner = _section_calls(format, calls, separators, single)
+        if array:  # call objects in a JSON array (Mistral's older spelling, Granite, Cohere)
+            inner = _sequence(_blanks(), _const("["), inner, _blanks())
+            if section_end:
+                inner = _sequence(inner, _const("]"), _blanks())
+            else:
+                section_end = "]"
         if section_end:
             ends = [section_end, *(section_end + marker for marker in format.ignored_markers)]
             section = _tag(section_begin, inner, ends if len(ends) > 1 else section_end)
@@ -586,6 +600,26 @@ def structural_tag(
     one_call = choice == "forced" or not parallel  # Harmony's messages may go on after its call's
     auto = {"type": "triggered_tags", "triggers": [trigger], "tags": tags, "stop_after_first": one_call}
     return _with_reasoning(format, auto, reasoning)
+
+
+def _section_calls(
+    format: ToolCallFormat, calls: list[dict[str, Any]], separators: str, single: bool
+) -> dict[str, Any]:
+    """A section's calls: blanks, one of the ``separators`` (Llama 3's ";", the pythonic list's ",") and the
+    format's ignored markers (Step-3's wrapper of each call) between them, as the format reads them."""
+    gap_items: list[dict[str, Any]] = [_blanks()]
+    if format.ignored_markers:
+        markers = _any_of([_const(marker) for marker in format.ignored_markers])
+        gap_items.append({"type": "star", "content": _sequence(markers, _blanks())})
+    gap = _sequence(*gap_items)
+    call = _any_of(calls)
+    if single:
+        return _sequence(gap, call, gap)
+    between = gap
+    if separators:
+        separator = _any_of([_const(char) for char in separators])
+        between = _sequence(_blanks(), {"type": "optional", "content": separator}, gap)
+    return _sequence(gap, call, {"type": "star", "content": _sequence(between, call)}, gap)
 
 
 def _common_prefix(texts: list[str]) -> str:
