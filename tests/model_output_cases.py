@@ -323,6 +323,15 @@ def _malformed_value(format_name: str) -> Written:
     return Written(_malformed(format_name) or "", _tools([WEATHER]), check=no_call_succeeds)
 
 
+def _arguments_not_an_object(format_name: str) -> Optional[Written]:
+    """A JSON array where the arguments' object stands (the formats whose arguments are JSON)."""
+    text, _ = write(format_name, [("get_weather", {"city": "Tokyo"})])
+    written = '{"city": "Tokyo"}'
+    if FORMATS[format_name].payload not in ("call", "arguments") or text.count(written) != 1:
+        return None
+    return Written(text.replace(written, '["Tokyo", 3]'), _tools([WEATHER]), check=no_call_succeeds)
+
+
 def _missing_name(format_name: str) -> Written:
     text, _ = write(format_name, [WEATHER])
     return Written(text.replace(WEATHER[0], "", 1), _tools([WEATHER]), check=no_call_succeeds)
@@ -537,23 +546,39 @@ def _blank_between_markers(format_name: str) -> Optional[Written]:
     return Written(spaced, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
 
 
-def _blank_inside_markers(format_name: str) -> Optional[Written]:
-    """Blanks around a call's header: after its begin marker and before the end of the header."""
-    format = FORMATS[format_name]
-    if format.call_begin is None or format.header_end is None or format.channels is not None:
-        return None
-    text, expected = write(format_name, [WEATHER, TIME])
+def _blanks_around_headers(text: str, begin: str, end: str) -> str:
+    """Blanks after each ``begin`` and before the ``end`` that follows it."""
     out, position = "", 0
     while True:
-        begin = text.find(format.call_begin, position)
-        if begin < 0:
+        found = text.find(begin, position)
+        if found < 0:
             break
-        header = begin + len(format.call_begin)
-        end = text.find(format.header_end, header)
-        out += text[position:header] + " " + text[header:end] + " "
-        position = end
-    out += text[position:]
-    return Written(out, _tools([WEATHER, TIME]), expected)
+        header = found + len(begin)
+        stop = text.find(end, header)
+        if stop < 0:
+            break
+        out += text[position:header] + " " + text[header:stop] + " "
+        position = stop
+    return out + text[position:]
+
+
+def _blank_inside_markers(format_name: str) -> Optional[Written]:
+    """Blanks around each header: a call's (after its begin marker, before the end of its header), and a
+    parameter's (after the parameter's marker, before the end of its header)."""
+    format = FORMATS[format_name]
+    if format.channels is not None:
+        return None
+    text, expected = write(format_name, [WEATHER, TIME])
+    spaced = text
+    parameters = format.parameters
+    header_end = format.header_end or (parameters.begin if parameters is not None else None)
+    if format.call_begin is not None and header_end is not None:
+        spaced = _blanks_around_headers(spaced, format.call_begin, header_end)
+    if parameters is not None:
+        spaced = _blanks_around_headers(spaced, parameters.begin, parameters.header_end)
+    if spaced == text:
+        return None
+    return Written(spaced, _tools([WEATHER, TIME]), expected)
 
 
 # Spellings a format's header pattern reads besides the one its writer writes (not data tuples: the patterns').
@@ -652,6 +677,13 @@ CASES = [
         "A value that is no JSON (or not its schema's type): no call is read from it (a call that started ends "
         "with an error).",
         _malformed_value,
+    ),
+    Case(
+        "arguments not an object",
+        "malformed arguments",
+        "A JSON array where the arguments' object stands: no call is read.",
+        _arguments_not_an_object,
+        "formats whose arguments are JSON",
     ),
     Case(
         "missing name",
@@ -778,9 +810,9 @@ CASES = [
     Case(
         "blanks inside markers",
         "whitespace",
-        "Blanks around the name in a call's header: the same events.",
+        "Blanks around the name in a call's header and in each parameter's: the same events.",
         _blank_inside_markers,
-        "formats with markers around each call's header",
+        "formats with markers around each call's or parameter's header",
     ),
     Case(
         "spelling variants",
