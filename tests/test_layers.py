@@ -70,8 +70,9 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("model_output._response_template",),
     ("model_output._events", "model_output._formats", "model_output._markers", "model_output._schemas"),
     # A parameter's text as JSON, by the types the schemas give; the stream's per-piece fast paths, compiled (over the
-    # compiled core's parser, through its .pxd) and in pure Python.
-    ("model_output._values", "model_output._relay", "model_output._relay_pure"),
+    # compiled core's parser, through its .pxd) and in pure Python; the structural tags a server constrains decoding
+    # with, from each format's data.
+    ("model_output._values", "model_output._relay", "model_output._relay_pure", "model_output._structural_tags"),
     ("model_output._stream", "model_output._renderers", "model_output._servers"),
     ("model_output._response_parser",),
     ("model_output",),
