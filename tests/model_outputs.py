@@ -25,6 +25,7 @@ REAL_CALLS: list[tuple[str, str]] = [
 ]
 
 FORMAT_NAMES = ["hermes", "llama3_json", "mistral", "mistral_v11", "granite", "deepseek_v3", "deepseek_v31", "kimi_k2"]
+FORMAT_NAMES += ["ernie45", "longcat", "cohere_command"]
 # The formats that write arguments as text, typed by the tools' schemas ("glm45" is glm47 read in GLM-4.5's spacing),
 # and Harmony's messages.
 TEXT_FORMAT_NAMES = [
@@ -34,9 +35,16 @@ TEXT_FORMAT_NAMES = [
     "glm45",
     "minimax_m2",
     "deepseek_v32",
+    "deepseek_v4",
+    "deepseek_v41",
+    "kimi_k3",
     "gemma4",
     "pythonic",
     "llama4_pythonic",
+    "step3",
+    "hy_v3",
+    "hy_v4",
+    "olmo3",
 ]
 NEW_FORMAT_NAMES = [*TEXT_FORMAT_NAMES, "harmony"]
 ALL_FORMAT_NAMES = FORMAT_NAMES + NEW_FORMAT_NAMES
@@ -51,7 +59,30 @@ THINK_MARKERS = {
     "glm47": ("<think>", "</think>"),
     "glm45": ("<think>", "</think>"),
     "minimax_m2": ("<think>", "</think>"),
+    "deepseek_v4": ("<think>", "</think>"),
+    "deepseek_v41": ("<think>", "</think>"),
+    "kimi_k3": ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
     "gemma4": ("<|channel>thought\n", "<channel|>"),
+    "step3": ("<think>", "</think>"),
+    "hy_v3": ("<think>", "</think>"),
+    "hy_v4": ("<think>", "</think>"),
+    "olmo3": ("<think>", "</think>"),
+}
+# Other names of formats above: the same data (each is read by its format's tests).
+ALIASES = {
+    "mistral_v11": "mistral",
+    "granite4": "hermes",
+    "nemotron_v3": "qwen3_coder",
+    "step3p5": "qwen3_coder",
+    "cohere_command3": "cohere_command",
+    "cohere_command4": "cohere_command",
+}
+
+# DSML's section markers and how its tags begin, per format (DeepSeek V3.2, V4, V4.1).
+DSML_SECTIONS = {
+    "deepseek_v32": ("<｜DSML｜function_calls>", "</｜DSML｜function_calls>", "<｜DSML｜"),
+    "deepseek_v4": ("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>", "<｜DSML｜"),
+    "deepseek_v41": ("<｜DSML｜ calls>", "</｜DSML｜ calls>", "<｜DSML｜ "),
 }
 
 DS_CALLS, DS_CALLS_END = "<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>"
@@ -111,8 +142,12 @@ def write_output(
         )
     elif format_name == "mistral":
         body = "[TOOL_CALLS] [" + ", ".join(objects) + "]"
-    elif format_name == "mistral_v11":
-        body = "".join(f"[TOOL_CALLS]{name}[ARGS]{arguments}" for name, arguments in calls)
+    elif format_name == "mistral_v11":  # (the same format, read in every spelling Mistral's models write, mixed)
+        spellings = ["[TOOL_CALLS]{name}[ARGS]{arguments}", "[TOOL_CALLS]{name}{arguments}", "[TOOL_CALLS][{call}]"]
+        body = "".join(
+            spellings[index % 3].format(name=name, arguments=arguments, call=objects[index])
+            for index, (name, arguments) in enumerate(calls)
+        )
     elif format_name == "granite":
         body = "<|tool_call|>[" + ", ".join(objects) + "]"
     elif format_name == "deepseek_v3":
@@ -123,6 +158,22 @@ def write_output(
     elif format_name == "deepseek_v31":
         body = DS_CALLS + "".join(f"{DS_CALL}{name}{DS_SEP}{arguments}{DS_CALL_END}" for name, arguments in calls)
         body += DS_CALLS_END
+    elif format_name == "ernie45":  # prose inside <response>...</response>, markers that say nothing
+        body = "".join(f"<tool_call>\n{call}\n</tool_call>" for call in objects)
+        before = f"<response>{before}</response>" if before else ""
+        after = f"<response>{after}</response>" if after else ""
+    elif format_name == "longcat":
+        body = "".join(f"<longcat_tool_call>{call}</longcat_tool_call>" for call in objects)
+    elif format_name == "cohere_command":  # the answer after the calls inside <|START_TEXT|>...<|END_TEXT|>
+        body = (
+            "<|START_ACTION|>\n[\n    "
+            + ",\n    ".join(
+                f'{{"tool_call_id": "{index}", "tool_name": {json.dumps(name)}, "parameters": {arguments}}}'
+                for index, (name, arguments) in enumerate(calls)
+            )
+            + "\n]\n<|END_ACTION|>"
+        )
+        after = f"<|START_TEXT|>{after}<|END_TEXT|>" if after else ""
     elif format_name == "kimi_k2":
         body = "<|tool_calls_section_begin|>"
         for own_id, (_, arguments) in zip(ids, calls):
@@ -226,7 +277,7 @@ def writable(format_name: str, arguments: str) -> bool:
     if format_name == "harmony":
         return True
     markers = format_markers(format_name)
-    pythonic = format_name.endswith("pythonic")
+    pythonic = _pythonic(format_name)
 
     def fits(item: Any, top: bool) -> bool:
         if isinstance(item, str):
@@ -245,14 +296,20 @@ def writable(format_name: str, arguments: str) -> bool:
     return fits(value, True)
 
 
+def _pythonic(format_name: str) -> bool:
+    return FORMATS[format_name].literal is FORMATS["pythonic"].literal
+
+
 def _bare_key(format_name: str, key: str, top: bool) -> bool:
-    if format_name.endswith("pythonic"):
+    if _pythonic(format_name):
         return key.isidentifier() and key not in ("True", "False", "None")
     if format_name == "gemma4":
         return bool(key) and key == key.strip() and not any(char in key for char in ':,{}[]<"')
-    if format_name == "deepseek_v32":
+    if format_name in DSML_SECTIONS:
         return '"' not in key
-    if format_name == "minimax_m2":
+    if format_name == "kimi_k3":
+        return '"' not in key and "<|" not in key
+    if format_name in ("minimax_m2", "step3"):
         return bool(key) and key == key.strip() and not any(char in key for char in "\"'>")
     return bool(key) and key == key.strip() and ">" not in key and "<" not in key
 
@@ -370,23 +427,79 @@ def _write_new_output(
             )
             + "</minimax:tool_call>"
         )
-    elif format_name == "deepseek_v32":
+    elif format_name in DSML_SECTIONS:
+        begin, end, tag = DSML_SECTIONS[format_name]
+        close = "</" + tag[1:]
         body = (
-            "<｜DSML｜function_calls>\n"
+            f"{begin}\n"
             + "".join(
-                f'<｜DSML｜invoke name="{name}">\n'
+                f'{tag}invoke name="{name}">\n'
                 + "".join(
-                    f'<｜DSML｜parameter name="{key}" string="{"true" if isinstance(item, str) else "false"}">'
-                    f"{_json_unless_string(item)}</｜DSML｜parameter>\n"
+                    f'{tag}parameter name="{key}" string="{"true" if isinstance(item, str) else "false"}">'
+                    f"{_json_unless_string(item)}{close}parameter>\n"
                     for key, item in value.items()
                 )
-                + "</｜DSML｜invoke>\n"
+                + f"{close}invoke>\n"
                 for name, value in values
             )
-            + "</｜DSML｜function_calls>"
+            + end
         )
+    elif format_name == "kimi_k3":
+        body = "<|open|>tools<|sep|>" + "".join(
+            f'<|open|>call tool="{name}" index="{index + 1}"<|sep|>'
+            + "".join(
+                f'<|open|>argument key="{key}" type="{json_type(item)}"<|sep|>'
+                f"{_json_unless_string(item)}<|close|>argument<|sep|>"
+                for key, item in value.items()
+            )
+            + "<|close|>call<|sep|>"
+            for index, (name, value) in enumerate(values)
+        )
+        body += "<|close|>tools<|sep|>"
+        if before:  # the reply comes in the response channel, before the calls
+            before = f"<|open|>response<|sep|>{before}<|close|>response<|sep|>"
     elif format_name == "gemma4":
         body = "".join(f"<|tool_call>call:{name}" + _gemma(value) + "<tool_call|>" for name, value in values)
+    elif format_name == "step3":
+        body = (
+            "<｜tool_calls_begin｜>"
+            + "".join(
+                f'<｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="{name}">'
+                + "".join(
+                    f'<steptml:parameter name="{key}">{_json_unless_string(item)}</steptml:parameter>'
+                    for key, item in value.items()
+                )
+                + "</steptml:invoke><｜tool_call_end｜>"
+                for name, value in values
+            )
+            + "<｜tool_calls_end｜>"
+        )
+    elif format_name in ("hy_v3", "hy_v4"):  # Hy3 ends the name with <tool_sep>, and writes a newline after each tag
+        separator, gap = ("<tool_sep>", "\n") if format_name == "hy_v3" else ("", "")
+        body = (
+            f"<tool_calls>{gap}"
+            + "".join(
+                f"<tool_call>{name}{separator}{gap}"
+                + "".join(
+                    f"<arg_key>{key}</arg_key>{gap}<arg_value>{_json_unless_string(item)}</arg_value>{gap}"
+                    for key, item in value.items()
+                )
+                + f"</tool_call>{gap}"
+                for name, value in values
+            )
+            + "</tool_calls>"
+        )
+    elif format_name == "olmo3":  # a call a line; true, false and null as JSON writes them, or as Python does
+        body = (
+            "<function_calls>"
+            + "\n".join(
+                f"{name}("
+                + ", ".join(f"{key}={_olmo(item, index)}" for index, (key, item) in enumerate(value.items()))
+                + ")"
+                for name, value in values
+            )
+            + "</function_calls>"
+        )
     elif format_name in ("pythonic", "llama4_pythonic"):
         body = (
             "["
@@ -409,3 +522,10 @@ def _write_new_output(
 def _json_unless_string(value: Any) -> str:
     """As GLM's, MiniMax's and DeepSeek V3.2's templates write a value: a string as itself, anything else as JSON."""
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _olmo(value: Any, index: int) -> str:
+    """A value as OLMo 3 writes it: a Python literal, where ``true``, ``false`` and ``null`` may be JSON's."""
+    if (value is None or isinstance(value, bool)) and index % 2:
+        return json.dumps(value)
+    return repr(value)

@@ -71,14 +71,30 @@ json_ints = st.one_of(
 json_floats = st.floats(allow_nan=False, allow_infinity=False)
 json_scalars = st.one_of(st.none(), st.booleans(), json_ints, json_floats, json_strings)
 
+# Every character ``str.strip()`` removes (``str.isspace()``): Unicode's whitespace, the information separators
+# ``\x1c``..``\x1f`` and ``\x85`` among them. A reader that strips a text as Python does (LangChain's parsers) differs
+# from one that knows only JSON's four blanks on strings that begin or end with these.
+STR_STRIP_WHITESPACE = "".join(chr(code) for code in range(0x110000) if chr(code).isspace())
+_EDGE_CHARS = st.sampled_from(STR_STRIP_WHITESPACE + "`")
+# Strings that begin and end with whitespace ``str.strip()`` removes (or a backtick), around any string.
+edged_strings = st.builds(
+    lambda before, middle, after: before + middle + after,
+    st.text(_EDGE_CHARS, min_size=1, max_size=3),
+    json_strings,
+    st.text(_EDGE_CHARS, max_size=3),
+)
 
-def json_values(max_leaves: int = 30) -> st.SearchStrategy[Any]:
-    """Any JSON value (no NaN or infinities), nested dicts and lists included."""
+
+def json_values(max_leaves: int = 30, strings: st.SearchStrategy[str] = json_strings) -> st.SearchStrategy[Any]:
+    """Any JSON value (no NaN or infinities), nested dicts and lists included; its strings (values and keys) drawn
+    from ``strings``."""
+    keys = json_strings if strings is json_strings else st.one_of(json_strings, strings)
+    scalars = json_scalars if strings is json_strings else st.one_of(json_scalars, strings)
     return st.recursive(
-        json_scalars,
+        scalars,
         lambda children: st.one_of(
             st.lists(children, max_size=6),
-            st.dictionaries(json_strings, children, max_size=6),
+            st.dictionaries(keys, children, max_size=6),
         ),
         max_leaves=max_leaves,
     )

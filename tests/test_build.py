@@ -15,6 +15,7 @@ tests build them with ``make wheels`` into a folder of their own. They build and
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import re
@@ -31,7 +32,7 @@ import pytest
 
 import streaming_json
 
-from .backends import CPYTHON, IMPLEMENTATION, cpython_only
+from .backends import CPYTHON, IMPLEMENTATION, NO_COMPILED_CORE, cpython_only
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = streaming_json.__version__
@@ -266,9 +267,29 @@ def test_the_sdist_carries_the_generated_c_and_builds_without_cython(wheelhouse:
     assert _run([str(python), "-c", check], tmp_path).strip() == "cython"
 
 
+def _import_warnings(python: Path, cwd: Path, **variables: str) -> tuple[str, list[str]]:
+    """What ``PARSE`` prints in ``python``, and the package's warnings on stderr (after importing it twice)."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("STREAMING_JSON_")}
+    env.update(variables)
+    command = [str(python), "-c", f"import streaming_json; {PARSE}"]
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout.strip(), [line for line in result.stderr.splitlines() if "streaming_json:" in line]
+
+
+IMPORT_WARNING = (
+    r".*RuntimeWarning: streaming_json: the compiled core could not be built when this package was installed "
+    r"\(.+\), so the pure-Python backend is in use.*STREAMING_JSON_PURE_PYTHON=1.*"
+)
+
+
 @cpython_only("elsewhere no build compiles (test_other_interpreters_build_the_pure_backend_without_trying_to_compile)")
-def test_a_build_whose_compiler_fails_installs_the_pure_backend(wheelhouse: Path, tmp_path: Path) -> None:
-    env = dict(_setuptools_alone(tmp_path), CC="false")
+def test_a_build_whose_compiler_fails_installs_a_pure_wheel_and_says_so(wheelhouse: Path, tmp_path: Path) -> None:
+    """No working compiler: the wheel built is the pure one (``py3-none-any``: a platform tag would claim a compiled
+    core it does not carry), the build's log says why in one line (pip shows it only with ``-v``), and the package
+    says so at its first import, where a user sees it, unless ``STREAMING_JSON_PURE_PYTHON=1`` chose the pure
+    backend."""
+    env = dict(_setuptools_alone(tmp_path), CC="/bin/false")
     python = _fresh_environment(tmp_path / "env")
     log = _run(
         [*_pip(python), "install", "-v", "--no-build-isolation", "--no-deps", str(_sdist(wheelhouse))], tmp_path, env
@@ -276,10 +297,25 @@ def test_a_build_whose_compiler_fails_installs_the_pure_backend(wheelhouse: Path
     warnings = [line.strip() for line in log.splitlines() if "WARNING: streaming_json:" in line]
     assert len(warnings) == 1, log[-3000:]
     assert re.fullmatch(
-        r"WARNING: streaming_json: the compiled core could not be built \(.+\); installing the pure-Python backend",
+        r"WARNING: streaming_json: the compiled core could not be built \(the command /bin/false exited with status "
+        r"1\); installing the pure-Python backend",
         warnings[0],
     ), warnings
-    assert _run([str(python), "-c", PARSE], tmp_path).strip() == "python {'a': [1, 'b']}"
+    assert f"filename=streaming_json-{VERSION}-py3-none-any.whl" in log, log[-3000:]
+    (dist_info,) = _site_packages(python).glob("streaming_json-*.dist-info")
+    wheel_metadata = (dist_info / "WHEEL").read_text().splitlines()
+    assert "Tag: py3-none-any" in wheel_metadata and "Root-Is-Purelib: true" in wheel_metadata, wheel_metadata
+    printed, import_warnings = _import_warnings(python, tmp_path)
+    assert printed == "python {'a': [1, 'b']}"
+    assert len(import_warnings) == 1 and re.fullmatch(IMPORT_WARNING, import_warnings[0]), import_warnings
+    assert "/bin/false" in import_warnings[0]  # the reason the build recorded
+    assert _import_warnings(python, tmp_path, STREAMING_JSON_PURE_PYTHON="1") == ("python {'a': [1, 'b']}", [])
+
+
+@cpython_only("the pure wheel is built on purpose, and checked, on CPython")
+def test_a_wheel_built_pure_on_purpose_imports_without_a_warning(wheelhouse: Path, tmp_path: Path) -> None:
+    python = _installed(tmp_path, _pure_wheel(wheelhouse))
+    assert _import_warnings(python, tmp_path) == ("python {'a': [1, 'b']}", [])
 
 
 def _source_copy(tmp_path: Path) -> Path:
@@ -303,6 +339,64 @@ def _source_copy(tmp_path: Path) -> Path:
     )
     shutil.copytree(ROOT, source, ignore=ignore)
     return source
+
+
+def _tree(folder: Path) -> dict[str, int]:
+    """Every file under ``folder``, with its modification time."""
+    return {
+        path.relative_to(folder).as_posix(): path.stat().st_mtime_ns for path in folder.rglob("*") if path.is_file()
+    }
+
+
+@cpython_only("the compiled modules are built on CPython only")
+@pytest.mark.skipif(
+    NO_COMPILED_CORE is not None, reason=f"an earlier build's compiled core to leave: {NO_COMPILED_CORE}"
+)
+def test_a_build_from_a_checkout_writes_nothing_into_it_and_takes_no_earlier_build(tmp_path: Path) -> None:
+    """``pip install .`` from a checkout where an earlier build left its compiled modules (in ``build/``, as setuptools
+    leaves them, and beside the sources, as an editable install does), with no working compiler: the wheel is the
+    pure one, without the old modules (they would report the compiled backend), and the checkout is as it was (no
+    ``build/``, egg-info or generated C written into it)."""
+    source = _source_copy(tmp_path)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    earlier_build = (
+        source / "build" / f"lib.{sysconfig.get_platform()}-cpython-{sys.version_info[0]}{sys.version_info[1]}"
+    )
+    for module in ("streaming_json._core", "streaming_json.model_output._relay"):
+        compiled = Path(importlib.import_module(module).__file__ or "")
+        assert compiled.name.endswith(suffix), compiled  # the compiled module, not its pure twin
+        for folder in (earlier_build, source):
+            target = folder.joinpath(*module.split(".")).with_name(compiled.name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(compiled, target)
+    before = _tree(source)
+    env = dict(os.environ, **NO_COMPILER)  # this environment's setuptools and Cython build it
+    command = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(tmp_path / "w")]
+    _run([*command, str(source)], tmp_path, env)
+    (wheel,) = (tmp_path / "w").glob("*.whl")
+    assert wheel.name == f"streaming_json-{VERSION}-py3-none-any.whl", wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert not [name for name in names if name.endswith(".so")] and "streaming_json/COMPILE_FAILED" in names, names
+    assert _tree(source) == before, sorted(set(_tree(source)) ^ set(before))
+    python = _installed(tmp_path, wheel)
+    assert _import_warnings(python, tmp_path)[0] == "python {'a': [1, 'b']}"
+
+
+def test_an_editable_install_says_nothing_a_developer_must_act_on(tmp_path: Path) -> None:
+    """``make run``'s editable install (``pip install -e``) prints no warning box: setuptools warns on every editable
+    install that it maps with a meta path finder (a flat layout it was not told the root of), which pip shows since
+    it relays the build's warnings; with the package root declared, it installs the plain path entry. The install
+    imports the checkout's own files."""
+    source = _source_copy(tmp_path)
+    python = _fresh_environment(tmp_path / "env")
+    env = dict(_setuptools_alone(tmp_path), STREAMING_JSON_NO_EXTENSIONS="1")  # (the build's warnings, not Cython's)
+    log = _run(
+        [*_pip(python), "install", "--quiet", "--no-build-isolation", "--no-deps", "-e", str(source)], tmp_path, env
+    )
+    assert "Warning" not in log and "!!" not in log, log
+    where = _run([str(python), "-c", "import streaming_json; print(streaming_json.__file__)"], tmp_path)
+    assert where.strip() == str(source / "streaming_json" / "__init__.py"), where
 
 
 @cpython_only("the sdist is made on CPython")

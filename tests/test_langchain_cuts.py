@@ -1,22 +1,24 @@
 """The LangChain drop-ins yield what LangChain's own parsers yield, on every cut: real outputs (the corpus of real tool
-calls, and JSON values hypothesis makes, with every escape and surrogate pair) bare, fenced and wrapped in prose, cut
-anywhere (a fence, a ``json`` tag, a literal, an escape split across pieces; every character alone), streamed through
-a chain to our parser and to LangChain's, on both backends: the same values, in the same order, the same last value
-(and with ``diff=True``, patches that build the same values). The end is strict: ours never raises on these complete
-outputs, and raises where LangChain's ends on the partial value of a cut one."""
+calls, and JSON values hypothesis makes, with every escape and surrogate pair, and strings that begin and end with the
+whitespace ``str.strip()`` removes, which LangChain strips off a text output's ends) bare, fenced and wrapped in prose,
+with such whitespace around them too, cut anywhere (a fence, a ``json`` tag, a literal, an escape split across pieces;
+every character alone), streamed through a chain to our parser and to LangChain's, on both backends: the same values, in
+the same order, the same last value (and with ``diff=True``, patches that build the same values). The end is strict:
+ours never raises on these complete outputs, and raises where LangChain's ends on the partial value of a cut one."""
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Iterator, Sequence
 from types import ModuleType
-from typing import Any
+from typing import Any, Optional
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
-from .strategies import examples, json_values, split_at
+from .strategies import STR_STRIP_WHITESPACE, edged_strings, examples, json_values, split_at
 from .test_tool_calls import CALLS
 
 pytest.importorskip("langchain_core")
@@ -28,7 +30,7 @@ from langchain_core.output_parsers import JsonOutputParser as TheirJsonOutputPar
 from langchain_core.output_parsers.openai_tools import JsonOutputKeyToolsParser as TheirJsonOutputKeyToolsParser
 from langchain_core.output_parsers.openai_tools import JsonOutputToolsParser as TheirJsonOutputToolsParser
 from langchain_core.output_parsers.openai_tools import PydanticToolsParser as TheirPydanticToolsParser
-from langchain_core.utils.json import parse_partial_json
+from langchain_core.utils.json import _json_strip_chars, parse_partial_json
 from pydantic import BaseModel, ConfigDict, create_model
 
 from streaming_json import MISSING
@@ -60,23 +62,54 @@ WRAPPINGS = (
 
 def texts() -> st.SearchStrategy[str]:
     """A JSON text: a call of the corpus as it came, or re-encoded with ``\\u`` escapes; or a value hypothesis made,
-    written with random options."""
+    written with random options, its strings any or (on purpose) beginning and ending with whitespace."""
     corpus = st.sampled_from(SHORT_CALLS).map(lambda row: row["arguments"])
     escaped = st.sampled_from([row for row in SHORT_CALLS if not row["arguments"].isascii()]).map(
         lambda row: json.dumps(json.loads(row["arguments"]))
     )
-    made = st.tuples(json_values(), st.booleans(), st.sampled_from([None, 1])).map(
+    values = st.one_of(json_values(), json_values(strings=edged_strings), edged_strings)
+    made = st.tuples(values, st.booleans(), st.sampled_from([None, 1])).map(
         lambda drawn: json.dumps(drawn[0], ensure_ascii=drawn[1], indent=drawn[2])
     )
     return st.one_of(corpus, escaped, made)
 
 
+def wrappings() -> st.SearchStrategy[str]:
+    """How a model wraps the JSON (``{}`` where it goes), with whitespace ``str.strip()`` removes (LangChain strips it)
+    before it, and that or backticks after it."""
+    before = st.text(st.sampled_from(STR_STRIP_WHITESPACE), max_size=3)
+    after = st.text(st.sampled_from(STR_STRIP_WHITESPACE + "`"), max_size=3)
+    return st.builds(lambda b, wrapping, a: b + wrapping + a, before, st.sampled_from(WRAPPINGS), after)
+
+
+EVERY_CHARACTER = None  # a cut plan: every character a piece
+CutPlan = Optional[list[int]]
+
+
+def cut_plans(most: int = 40) -> st.SearchStrategy[CutPlan]:
+    """Where to cut a text: every character (one time in six), or at a few offsets (taken modulo the text's length
+    plus one; repeats give empty pieces)."""
+    offsets = st.lists(st.integers(0, 4000), max_size=most)
+    return st.tuples(st.integers(0, 5), offsets).map(lambda drawn: EVERY_CHARACTER if drawn[0] == 0 else drawn[1])
+
+
+def cut(text: str, plan: CutPlan) -> list[str]:
+    """``text`` cut as ``plan`` says (a text longer than 400 characters into pieces of 7, not one a character)."""
+    if plan is EVERY_CHARACTER:
+        return list(text) if len(text) <= 400 else [text[i : i + 7] for i in range(0, len(text), 7)]
+    return split_at(text, [offset % (len(text) + 1) for offset in plan])
+
+
 @st.composite
 def cuts(draw: st.DrawFn, text: str, most: int = 40) -> list[str]:
     """``text`` cut anywhere: at a few random offsets (empty pieces too), or, for a short text, every character."""
-    if len(text) <= 400 and draw(st.integers(0, 5)) == 0:
-        return list(text)
-    return split_at(text, draw(st.lists(st.integers(0, len(text)), max_size=most)))
+    return cut(text, draw(cut_plans(most)))
+
+
+def every_cut(text: str) -> Iterator[list[str]]:
+    """``text`` cut in every way there is (for a short text: 2 ** (len - 1) ways)."""
+    for kept in itertools.product((False, True), repeat=len(text) - 1):
+        yield split_at(text, [offset + 1 for offset, cut_here in enumerate(kept) if cut_here])
 
 
 def streamed(parser: Any, chunks: Sequence[Any]) -> tuple[list[Any], bool]:
@@ -119,14 +152,15 @@ def their_partial(text: str) -> Any:
 def test_the_partial_reading_is_parse_partial_json_of_the_text_so_far(
     backend: ModuleType, text: str, strip: bool, data: st.DataObject
 ) -> None:
-    """After every piece, the value is ``parse_partial_json`` of the text so far (of a text output's, stripped of
-    blanks and backticks at its end, as LangChain strips it), whatever the cut."""
+    """After every piece, the value is ``parse_partial_json`` of the text so far (of a text output's, stripped as
+    LangChain's ``JsonOutputParser`` strips it: ``str.strip()``, then ``parse_json_markdown``'s strip), whatever the
+    cut."""
     reading = PartialJson(backend.StreamingJsonParser, strip_tail=strip)
     so_far = ""
     for piece in data.draw(cuts(text), label="pieces"):
         so_far += piece
         value = reading.append(piece)
-        expected = their_partial(so_far.rstrip(" \n\r\t`") if strip else so_far)
+        expected = their_partial(so_far.strip().strip(_json_strip_chars) if strip else so_far)
         assert (None if value is MISSING else value) == expected, so_far
     assert reading.text == text
 
@@ -135,14 +169,30 @@ def test_the_partial_reading_is_parse_partial_json_of_the_text_so_far(
 
 
 @examples(40)
-@given(data=st.data())
+@given(text=texts(), wrapping=wrappings(), plan=cut_plans(), as_text=st.booleans())
+# Strings that begin or end with whitespace str.strip() removes, cut at every character (issue 44: ours showed the
+# "\xa0" that LangChain strips off the end of the text, and read no value after "\xa0" at the text's start).
+@example(text='"\xa00"', wrapping="{}", plan=EVERY_CHARACTER, as_text=True)
+@example(
+    text=json.dumps({"a": "\u3000x\x85", "b": ["\u2028", "y\x1c`"]}, ensure_ascii=False),
+    wrapping="\xa0{}\u2029",
+    plan=EVERY_CHARACTER,
+    as_text=False,
+)
+@example(
+    text=json.dumps(["\x1f`", "`\u205f", " \u1680 "], ensure_ascii=False),
+    wrapping="\x1e```json\n{}\n```\x0b`",
+    plan=EVERY_CHARACTER,
+    as_text=True,
+)
+@example(text='"x\xa0`\u3000 `"', wrapping="\u3000 \x1d{}`\x85", plan=EVERY_CHARACTER, as_text=False)
+@example(text="12", wrapping="{}\xa0", plan=EVERY_CHARACTER, as_text=True)
 def test_json_output_parser_yields_what_langchains_yields_on_every_cut(
-    backend: ModuleType, data: st.DataObject
+    backend: ModuleType, text: str, wrapping: str, plan: CutPlan, as_text: bool
 ) -> None:
-    text = data.draw(texts(), label="text")
-    output = data.draw(st.sampled_from(WRAPPINGS), label="wrapping").replace("{}", text, 1)
-    pieces = data.draw(cuts(output), label="pieces")
-    chunks = pieces if data.draw(st.booleans(), label="as text") else [AIMessageChunk(content=p) for p in pieces]
+    output = wrapping.replace("{}", text, 1)
+    pieces = cut(output, plan)
+    chunks = pieces if as_text else [AIMessageChunk(content=p) for p in pieces]
     theirs, _ = streamed(TheirJsonOutputParser(), chunks)
     ours, raised = streamed(JsonOutputParser(parser_class=backend.StreamingJsonParser), chunks)
     assert not raised
@@ -153,6 +203,17 @@ def test_json_output_parser_yields_what_langchains_yields_on_every_cut(
     their_patches, _ = streamed(TheirJsonOutputParser(diff=True), chunks)
     assert not raised and len(patches) == len(their_patches)
     assert applied(patches) == theirs
+
+
+# Short outputs whose strings, and whose text, begin or end with whitespace str.strip() removes: every way to cut them.
+EDGED_OUTPUTS = ['"\xa00"', '"\u3000"', '["`\x85"]', '{"a":"\x1c"}', '"x\u2028`"', '\u2029"\xa0"\xa0', "\x1f1`\x0c"]
+
+
+@pytest.mark.parametrize("output", EDGED_OUTPUTS, ids=ascii)
+def test_json_output_parser_on_every_cut_of_whitespace_at_the_ends(backend: ModuleType, output: str) -> None:
+    for pieces in every_cut(output):
+        ours, raised = streamed(JsonOutputParser(parser_class=backend.StreamingJsonParser), pieces)
+        assert not raised and ours == streamed(TheirJsonOutputParser(), pieces)[0], pieces
 
 
 def test_a_fence_split_across_pieces_reads_whole(backend: ModuleType) -> None:
@@ -206,22 +267,16 @@ def test_simple_json_output_parser_is_json_output_parser() -> None:
 # --- Tool calls -----------------------------------------------------------------------------------------------------
 
 
-@st.composite
-def tool_call_streams(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Any]]:
-    """One to three calls of the corpus (or made values as arguments), each cut anywhere, as the chunks an OpenAI
-    model's stream gives LangChain: each call's first fragment with its name and id (and no arguments, or the first
-    piece), then its arguments at its index."""
-    calls = []
-    for _ in range(draw(st.integers(1, 3))):
-        row = draw(st.sampled_from(SHORT_CALLS))
-        if draw(st.integers(0, 3)) == 0:
-            made = draw(st.dictionaries(st.sampled_from(["path", "content", "n", "flags"]), json_values(8), min_size=1))
-            row = {"name": row["name"], "arguments": json.dumps(made, ensure_ascii=draw(st.booleans()))}
-        calls.append(row)
+ToolCallStream = tuple[list[dict[str, Any]], list[Any]]
+
+
+def tool_call_stream(calls: list[dict[str, Any]], cuts_of_calls: list[list[str]], firsts: list[bool]) -> ToolCallStream:
+    """``calls`` as the chunks an OpenAI model's stream gives LangChain: each call's first fragment with its name and
+    id (and no arguments, or, where ``firsts`` says so, its first piece), then its arguments' pieces at its index."""
     chunks: list[Any] = [AIMessageChunk(content="")]
-    for index, call in enumerate(calls):
-        pieces = draw(cuts(call["arguments"], most=20))
-        first = pieces.pop(0) if draw(st.booleans()) else ""
+    for index, (call, pieces, first_in_header) in enumerate(zip(calls, cuts_of_calls, firsts)):
+        pieces = list(pieces)
+        first = pieces.pop(0) if first_in_header else ""
         header = {"name": call["name"], "args": first, "id": f"call_{index}", "index": index}
         chunks.append(AIMessageChunk(content="", tool_call_chunks=[header]))
         chunks += [
@@ -229,6 +284,28 @@ def tool_call_streams(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Any]]
             for p in pieces
         ]
     return calls, chunks
+
+
+@st.composite
+def tool_call_streams(draw: st.DrawFn) -> ToolCallStream:
+    """One to three calls of the corpus (or made values as arguments, their strings any or, on purpose, beginning and
+    ending with whitespace ``str.strip()`` removes), each cut anywhere (:func:`tool_call_stream`)."""
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        row = draw(st.sampled_from(SHORT_CALLS))
+        if draw(st.integers(0, 3)) == 0:
+            values = st.one_of(json_values(8), json_values(8, strings=edged_strings))
+            made = draw(st.dictionaries(st.sampled_from(["path", "content", "n", "flags"]), values, min_size=1))
+            row = {"name": row["name"], "arguments": json.dumps(made, ensure_ascii=draw(st.booleans()))}
+        calls.append(row)
+    cuts_of_calls = [draw(cuts(call["arguments"], most=20)) for call in calls]
+    return tool_call_stream(calls, cuts_of_calls, [draw(st.booleans()) for _ in calls])
+
+
+def _every_character(*calls: tuple[str, Any]) -> ToolCallStream:
+    """Calls (name, arguments) whose arguments come a character a piece, the first in the call's header."""
+    rows = [{"name": name, "arguments": json.dumps(arguments, ensure_ascii=False)} for name, arguments in calls]
+    return tool_call_stream(rows, [list(row["arguments"]) for row in rows], [True] * len(rows))
 
 
 def tool_models(calls: list[dict[str, Any]]) -> list[type[BaseModel]]:
@@ -246,13 +323,21 @@ FLAGS = [{}, {"return_id": True}, {"first_tool_only": True}, {"first_tool_only":
 
 
 @examples(25)
-@given(stream=tool_call_streams(), flags=st.sampled_from(FLAGS), data=st.data())
+@given(stream=tool_call_streams(), flags=st.sampled_from(FLAGS), key_index=st.integers(0, 2))
+# Arguments whose strings begin or end with whitespace str.strip() removes, a character a piece.
+@example(stream=_every_character(("write", {"content": "\xa00", "path": "\u3000a.py\x85"})), flags={}, key_index=0)
+@example(
+    stream=_every_character(("write", {"content": ["\x1c", "`\u2028"]}), ("read", {"path": " \u205fx\x0b`"})),
+    flags={"first_tool_only": True, "return_id": True},
+    key_index=1,
+)
 def test_tool_parsers_yield_what_langchains_yield_on_every_cut(
-    backend: ModuleType, stream: tuple[list[dict[str, Any]], list[Any]], flags: dict[str, bool], data: st.DataObject
+    backend: ModuleType, stream: ToolCallStream, flags: dict[str, bool], key_index: int
 ) -> None:
     calls, chunks = stream
     options = {"parser_class": backend.StreamingJsonParser}
-    key = data.draw(st.sampled_from(sorted({call["name"] for call in calls})), label="key_name")
+    names = sorted({call["name"] for call in calls})
+    key = names[key_index % len(names)]
     models = tool_models(calls)
     first = {"first_tool_only": flags.get("first_tool_only", False)}
     pairs = [

@@ -26,6 +26,7 @@ from streaming_json.model_output import (
 )
 
 from .model_outputs import (
+    ALIASES,
     FORMAT_NAMES,
     PROSE_AFTER,
     PROSE_BEFORE,
@@ -250,6 +251,47 @@ def test_malformed_arguments_end_with_the_parse_error(backend: ModuleType) -> No
     events = merged(read_all(stream_of(backend, "mistral_v11"), list(text)))
     assert events[1] == ArgumentsDelta(0, '{"a": 1,, "b": tru}')
     assert events[2].arguments == {} and "not valid JSON" in events[2].error
+
+
+def test_an_alias_is_its_formats_other_name() -> None:
+    """(So that each format's tests read the real corpus for its aliases too: the same data, nothing of its own.)"""
+    for alias, name in ALIASES.items():
+        assert FORMATS[alias] is FORMATS[name] and alias in FORMATS[name].aliases, alias
+
+
+@pytest.mark.parametrize("format_name", ["mistral", "mistral_v11"])
+def test_mistral_reads_every_spelling_mixed(backend: ModuleType, format_name: str) -> None:
+    """Mistral's models write [TOOL_CALLS] then a JSON array of calls (tokenizers before v11), NAME[ARGS]{...} or
+    NAME{...} (v11 on; [CALL_ID] in some): one format, under both names, reads them all, one after another."""
+    text = (
+        'Sure! [TOOL_CALLS]get_weather[ARGS]{"city": "Tokyo"}[TOOL_CALLS]get_time{"zone": "JST"}'
+        '[TOOL_CALLS]now[CALL_ID]a1b2c3d4e[ARGS]{}[TOOL_CALLS] [{"name": "a", "arguments": {"x": 1}}, '
+        '{"name": "b", "arguments": "{\\"y\\": 2}"}][TOOL_CALLS]{"name": "c", "arguments": {}} Done.'
+    )
+    expected = [
+        ContentDelta("Sure! "),
+        ToolCallStart(0, "call_0", "get_weather"),
+        ArgumentsDelta(0, '{"city": "Tokyo"}'),
+        ToolCallEnd(0, {"city": "Tokyo"}, None),
+        ToolCallStart(1, "call_1", "get_time"),
+        ArgumentsDelta(1, '{"zone": "JST"}'),
+        ToolCallEnd(1, {"zone": "JST"}, None),
+        ToolCallStart(2, "a1b2c3d4e", "now"),
+        ArgumentsDelta(2, "{}"),
+        ToolCallEnd(2, {}, None),
+        ToolCallStart(3, "call_3", "a"),
+        ArgumentsDelta(3, '{"x": 1}'),
+        ToolCallEnd(3, {"x": 1}, None),
+        ToolCallStart(4, "call_4", "b"),
+        ArgumentsDelta(4, '{"y": 2}'),
+        ToolCallEnd(4, {"y": 2}, None),
+        ToolCallStart(5, "call_5", "c"),
+        ArgumentsDelta(5, "{}"),
+        ToolCallEnd(5, {}, None),
+        ContentDelta(" Done."),
+    ]
+    for pieces in cuts_of(text, 7).values():
+        assert merged(read_all(stream_of(backend, format_name), pieces)) == expected
 
 
 def test_text_that_could_begin_a_marker_is_held_only_until_it_cannot(backend: ModuleType) -> None:

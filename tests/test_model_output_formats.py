@@ -30,6 +30,7 @@ from streaming_json.model_output import (
 
 from .backends import cpython_only
 from .model_outputs import (
+    DSML_SECTIONS,
     NEW_FORMAT_NAMES,
     PROSE_AFTER,
     PROSE_BEFORE,
@@ -507,6 +508,12 @@ def test_a_parameter_given_twice_is_an_error(backend: ModuleType) -> None:
             "deepseek_v32",
             '<｜DSML｜function_calls>\n<｜DSML｜invoke name="now">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>',
         ),
+        # A self-closing invoke (SGLang's detector tests; vLLM 0.33's DSML engines read none)
+        ("deepseek_v32", '<｜DSML｜function_calls>\n<｜DSML｜invoke name="now"/>\n</｜DSML｜function_calls>'),
+        ("deepseek_v4", '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="now"/>\n</｜DSML｜tool_calls>'),
+        ("deepseek_v4", '<｜DSML｜tool_calls>\n<｜DSML｜invoke name="now">\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>'),
+        ("deepseek_v41", '<｜DSML｜ calls>\n<｜DSML｜ invoke name="now"/>\n</｜DSML｜ calls>'),
+        ("deepseek_v41", '<｜DSML｜ calls><｜DSML｜ invoke name="now"></｜DSML｜ invoke></｜DSML｜ calls>'),
         ("gemma4", "<|tool_call>call:now{}<tool_call|>"),
         ("harmony", "<|channel|>commentary to=functions.now <|constrain|>json<|message|>{}<|call|>"),
         ("pythonic", "[now()]"),
@@ -535,6 +542,137 @@ def test_deepseek_v32_says_which_values_are_json(backend: ModuleType) -> None:
     assert arguments == '{"city": "03106", "eps": 1e-3, "o": {"a": [1, 2.50]}}'
     _, value, error = read_call(backend, "deepseek_v32", dsml.replace("1e-3", "1e-3 x"), None)
     assert value == {} and error.startswith("Tool call parameter 'eps' is not JSON")
+
+
+def test_a_self_closing_invoke_among_calls_is_a_call_without_arguments(backend: ModuleType) -> None:
+    """DeepSeek V3.2 gave no call whole for ``<｜DSML｜invoke name="submit"/>``, and streamed one named
+    ``submit"/>``: it is ``submit`` with ``{}``, between calls with arguments, however cut."""
+    for format_name, (begin, end, tag) in DSML_SECTIONS.items():
+        close = "</" + tag[1:]
+        text = (
+            f'Done.{begin}\n{tag}invoke name="submit"/>\n{tag}invoke name="f">\n'
+            f'{tag}parameter name="a" string="true">x</{tag[1:]}parameter>\n{close}invoke>\n'
+            f'{tag}invoke name="submit" />{end} Bye.'
+        )
+        for pieces in cuts_of(text, format_name, 4).values():
+            assert merged(read_all(stream_of(backend, format_name), pieces)) == [
+                ContentDelta("Done."),
+                ToolCallStart(0, "call_0", "submit"),
+                ArgumentsDelta(0, "{}"),
+                ToolCallEnd(0, {}, None),
+                ToolCallStart(1, "call_1", "f"),
+                ArgumentsDelta(1, '{"a": "x"}'),
+                ToolCallEnd(1, {"a": "x"}, None),
+                ToolCallStart(2, "call_2", "submit"),
+                ArgumentsDelta(2, "{}"),
+                ToolCallEnd(2, {}, None),
+                ContentDelta(" Bye."),
+            ], (format_name, pieces)
+
+
+@pytest.mark.parametrize("opener", ["<｜DSML｜tool_calls>", "<｜DSML｜toolcalls>", "<｜DSML｜tool>", ""])
+def test_deepseek_v4_reads_every_opener_seen_in_production(backend: ModuleType, opener: str) -> None:
+    """vLLM 0.33's DeepSeek V4 parser: ``<｜DSML｜toolcalls>`` and ``<｜DSML｜tool>`` open the calls too, and an invoke
+    with no opener before it is a call; a call inside the reasoning block ends it."""
+    text = (
+        f'<think>Hm.{opener}<｜DSML｜invoke name="f">\n'
+        '<｜DSML｜parameter name="n" string="false">3</｜DSML｜parameter>\n'
+        '<｜DSML｜parameter name="s" string="true">a "b"</｜DSML｜parameter>\n</｜DSML｜invoke>\n'
+        + ("</｜DSML｜tool_calls>" if opener else "")
+    )
+    for pieces in cuts_of(text, "deepseek_v4", 4).values():
+        assert merged(read_all(stream_of(backend, "deepseek_v4"), pieces)) == [
+            ReasoningDelta("Hm."),
+            ToolCallStart(0, "call_0", "f"),
+            ArgumentsDelta(0, '{"n": 3, "s": "a \\"b\\""}'),
+            ToolCallEnd(0, {"n": 3, "s": 'a "b"'}, None),
+        ] + ([] if opener else [ContentDelta("\n")]), (opener, pieces)
+
+
+def test_a_quoted_number_and_escaped_json_are_read_as_their_schema_says_and_the_repair_said(
+    backend: ModuleType,
+) -> None:
+    """SGLang's GLM detector tests: ``<arg_value>"42"</arg_value>`` for a number and ``[{\\"id\\": \\"1\\"}]`` for an
+    array gave an error whole and a string streamed. Read after that one unwrapping, the same however cut, with the
+    repair on the call's end; a string parameter keeps the text as written, and text that fits after no unwrapping
+    is still an error naming the parameter."""
+    tools = {
+        "f": {
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer"},
+                "ratio": {"type": "number"},
+                "items": {"type": "array"},
+                "where": {"type": "object"},
+                "note": {"type": "string"},
+            },
+        }
+    }
+    for gap in ("", "\n"):  # GLM-4.7, GLM-4.5
+        values = {"count": '"42"', "ratio": ' "0.5" ', "items": '[{\\"id\\": \\"1\\"}]', "where": '{\\"a\\": [1]}'}
+        values["note"] = '"42"'
+        text = (
+            f"<tool_call>f{gap}"
+            + "".join(
+                f"<arg_key>{key}</arg_key>{gap}<arg_value>{value}</arg_value>{gap}" for key, value in values.items()
+            )
+            + "</tool_call>"
+        )
+        for pieces in cuts_of(text, "glm47", 3).values():
+            events = merged(read_all(stream_of(backend, "glm47", tools), pieces))
+            assert events == [
+                ToolCallStart(0, "call_0", "f"),
+                ArgumentsDelta(
+                    0, '{"count": 42, "ratio": 0.5, "items": [{"id": "1"}], "where": {"a": [1]}, "note": "\\"42\\""}'
+                ),
+                ToolCallEnd(
+                    0,
+                    {"count": 42, "ratio": 0.5, "items": [{"id": "1"}], "where": {"a": [1]}, "note": '"42"'},
+                    None,
+                    (
+                        (("count",), "string_to_int"),
+                        (("ratio",), "string_to_float"),
+                        (("items",), "escaped_json"),
+                        (("where",), "escaped_json"),
+                    ),
+                ),
+            ], (gap, pieces)
+    for bad in ('"4x"', "'42'", '"[1]"', '[{\\"id\\": 1}', '\\"42\\"'):
+        text = f"<tool_call>f<arg_key>count</arg_key><arg_value>{bad}</arg_value></tool_call>"
+        _, value, error = read_call(backend, "glm47", text, tools)
+        assert value == {} and error.startswith("Tool call parameter 'count' is not an integer"), (bad, error)
+    as_written = "<tool_call>f<arg_key>count</arg_key><arg_value>42</arg_value></tool_call>"
+    assert merged(read_all(stream_of(backend, "glm47", tools), [as_written]))[-1].repairs == ()
+
+
+def test_kimi_k3_reads_its_channels_and_types_its_arguments_as_the_model_says(backend: ModuleType) -> None:
+    """vLLM 0.33's K3 parser: the think channel is reasoning, the response channel's text is content (its markers,
+    and the message's end, dropped), ``type="string"`` or no type is the raw text, another type is JSON as written,
+    and a string streams as it arrives."""
+    text = (
+        "<|open|>think<|sep|>Run it.<|close|>think<|sep|><|open|>response<|sep|>On it.<|close|>response<|sep|>"
+        '<|open|>tools<|sep|><|open|>call tool="python" index="1"<|sep|>'
+        '<|open|>argument key="code" type="string"<|sep|>print("<|open|>")\n<|close|>argument<|sep|>'
+        '<|open|>argument key="opts" type="object"<|sep|>{"a": 1.50}<|close|>argument<|sep|>'
+        '<|open|>argument key="n" type="integer"<|sep|> 3 <|close|>argument<|sep|>'
+        '<|open|>argument key="raw"<|sep|>42<|close|>argument<|sep|>'
+        "<|close|>call<|sep|>\n"
+        '<|open|>call index="2" tool="now"<|sep|><|close|>call<|sep|><|close|>tools<|sep|><|close|>message<|sep|>'
+    )
+    arguments = '{"code": "print(\\"<|open|>\\")\\n", "opts": {"a": 1.50}, "n": 3, "raw": "42"}'
+    for pieces in cuts_of(text, "kimi_k3", 6).values():
+        assert merged(read_all(stream_of(backend, "kimi_k3"), pieces)) == [
+            ReasoningDelta("Run it."),
+            ContentDelta("On it."),
+            ToolCallStart(0, "call_0", "python"),
+            ArgumentsDelta(0, arguments),
+            ToolCallEnd(0, {"code": 'print("<|open|>")\n', "opts": {"a": 1.5}, "n": 3, "raw": "42"}, None),
+            ToolCallStart(1, "call_1", "now"),
+            ArgumentsDelta(1, "{}"),
+            ToolCallEnd(1, {}, None),
+        ], pieces
+    _, value, error = read_call(backend, "kimi_k3", text.replace(" 3 ", "three"), None)
+    assert value == {} and error.startswith("Tool call parameter 'n' is not JSON")
 
 
 def test_a_glm_value_ends_at_its_end_marker_not_at_a_parameter_marker_inside_it(backend: ModuleType) -> None:
@@ -602,6 +740,31 @@ def test_text_that_is_no_pythonic_call_is_content(backend: ModuleType) -> None:
     assert value == {} and error.startswith("Tool call has a value without a parameter name")
 
 
+def test_step3_drops_the_wrapper_of_each_call_between_its_calls(backend: ModuleType) -> None:
+    """Step-3 wraps each call in <｜tool_call_begin｜>function<｜tool_sep｜>...<｜tool_call_end｜>, and may write a
+    <｜tool_sep｜> between two (vLLM 0.33's own test of its parser): none of it is content or breaks the section."""
+    text = (
+        "Checking.<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜>"
+        '<steptml:invoke name="get_weather"><steptml:parameter name="city">Tokyo</steptml:parameter>'
+        "</steptml:invoke><｜tool_call_end｜><｜tool_sep｜>\n<｜tool_call_begin｜>"
+        '<steptml:invoke name="run"><steptml:parameter name="sql">SELECT * FROM t WHERE a < 5</steptml:parameter>'
+        '<steptml:parameter name="html"><b>hi</b></steptml:parameter></steptml:invoke><｜tool_call_end｜>'
+        "<｜tool_calls_end｜> Done."
+    )
+    for pieces in cuts_of(text, "step3", 5).values():
+        events = merged(read_all(stream_of(backend, "step3"), pieces))
+        assert events == [
+            ContentDelta("Checking."),
+            ToolCallStart(0, "call_0", "get_weather"),
+            ArgumentsDelta(0, '{"city": "Tokyo"}'),
+            ToolCallEnd(0, {"city": "Tokyo"}, None),
+            ToolCallStart(1, "call_1", "run"),
+            ArgumentsDelta(1, '{"sql": "SELECT * FROM t WHERE a < 5", "html": "<b>hi</b>"}'),
+            ToolCallEnd(1, {"sql": "SELECT * FROM t WHERE a < 5", "html": "<b>hi</b>"}, None),
+            ContentDelta(" Done."),
+        ], pieces
+
+
 def test_harmony_channels(backend: ModuleType) -> None:
     text = (
         "<|channel|>analysis<|message|>Need the weather.<|end|>"
@@ -621,7 +784,9 @@ def test_harmony_channels(backend: ModuleType) -> None:
         assert merged(read_all(stream_of(backend, "harmony"), pieces)) == expected
 
 
-@pytest.mark.parametrize("format_name", ["qwen3_coder", "seed_oss", "glm47", "minimax_m2", "gemma4"])
+@pytest.mark.parametrize(
+    "format_name", ["qwen3_coder", "seed_oss", "glm47", "minimax_m2", "deepseek_v4", "deepseek_v41", "gemma4"]
+)
 def test_a_call_inside_the_reasoning_block_is_a_call(backend: ModuleType, format_name: str) -> None:
     """vLLM #39056: a Qwen3 model that opens a call before ``</think>`` lost it. The call ends the reasoning, as
     vLLM 0.33's engines read it; ``reasoning_open`` reads an output whose template opened the block."""

@@ -5,15 +5,16 @@ LangChain's reading of partial JSON (``parse_partial_json``: close the open stri
 back until it parses) is one backend parser's reading (``stable``) with three differences, which
 :class:`PartialJson` makes: a literal shows only once whole (``tr`` shows nothing); an open string that ends in an
 unterminated ``\\u`` escape is left out whole (its member or element is not shown), and one that ends in a high
-surrogate waiting for its low one shows it as it is; in a text output, blanks and backticks at the end of the text
-are no part of the value, even inside an open string (LangChain strips them off the text). The second is found from
+surrogate waiting for its low one shows it as it is; in a text output, what LangChain strips off the end of the text
+is no part of the value, even inside an open string (:func:`stripped_end`: Unicode whitespace, as ``str.strip()``
+removes it, then blanks and backticks). The second is found from
 a small tail of the text, the first and third by holding that tail back from the parser until the next piece tells
 what it is: no piece is read twice.
 
 A text output's JSON is where ``parse_json_markdown`` finds it (:class:`JsonInText`): the whole text, where it starts
-with a JSON value (after blanks and backticks); else what follows the text's first fence (```` ``` ````, with
-``json`` right after it left out). Both are looked for in the text so far, not in a piece, so a fence or a value's
-first characters split across pieces read as whole.
+with a JSON value (after Unicode whitespace, then blanks and backticks); else what follows the text's first fence
+(```` ``` ````, with ``json`` right after it left out). Both are looked for in the text so far, not in a piece, so a
+fence or a value's first characters split across pieces read as whole.
 """
 
 from __future__ import annotations
@@ -51,20 +52,44 @@ _HIGH_SURROGATE = re.compile(r"(\\+)u([dD][89abAB][0-9a-fA-F]{2})\\?\Z")
 # --- LangChain's reading of partial JSON ------------------------------------------------------------------------------
 
 
+def stripped_end(text: str) -> int:
+    """How many characters at the end of a text output LangChain's ``JsonOutputParser`` strips off before it parses:
+    its ``text.strip()`` (every character ``str.isspace()`` calls whitespace: ``\\xa0``, ``\\u2028``, ``\\u3000``,
+    ``\\x1c``...), then ``parse_json_markdown``'s ``strip(" \\n\\r\\t`")``. So ``"x`\\xa0"`` loses both;
+    ``"x\\xa0`"`` only its backtick."""
+    return len(text) - len(text.rstrip().rstrip(_STRIPPED))
+
+
+def _is_stripped_char(char: str) -> bool:
+    """Whether ``char`` is one that LangChain may strip off the end of a text output."""
+    return char in _STRIPPED or char.isspace()
+
+
 class PartialJson:
     """The value LangChain's ``parse_partial_json`` gives a JSON text that grows, reading each piece once (see the
     module's docstring): ``append`` each piece; it returns the value so far, ``MISSING`` where LangChain's has none.
 
-    ``strip_tail``: the text is a text output's, whose end LangChain strips of blanks and backticks."""
+    ``strip_tail``: the text is a text output's, whose end LangChain strips (:func:`stripped_end`)."""
 
-    __slots__ = ("_parser", "_strip_tail", "_held", "_held_blank", "_fed", "_tail", "_open_string", "_value")
+    __slots__ = (
+        "_parser",
+        "_strip_tail",
+        "_held",
+        "_held_blank",
+        "_held_only_blanks",
+        "_fed",
+        "_tail",
+        "_open_string",
+        "_value",
+    )
 
     def __init__(self, parser_class: Optional[Callable[..., Any]] = None, strip_tail: bool = False) -> None:
         # Changes and done events say which string is open where (a key's string makes none), for the escape checks.
         self._parser: Any = (parser_class or StreamingJsonParser)(changes=True, done_events=True, stable=True)
         self._strip_tail = strip_tail
-        self._held: list[str] = []  # the tail held back: the start of a literal, or blanks at the end of a string
-        self._held_blank = False
+        self._held: list[str] = []  # the tail held back: the start of a literal, or what LangChain strips off the end
+        self._held_blank = False  # the tail held is what LangChain strips off the end
+        self._held_only_blanks = False  # ... and holds only blanks and backticks (no other whitespace)
         self._fed: list[str] = []  # the text the parser has read
         self._tail = ""  # its last _TAIL characters
         self._open_string: Optional[tuple[Any, ...]] = None  # the path of the value string the text ends in
@@ -81,8 +106,9 @@ class PartialJson:
         if not piece:
             return self._value
         if self._held:
-            if self._held_blank and not piece.rstrip(_STRIPPED):  # more blanks at the end of the open string
+            if self._held_blank and self._still_stripped(piece):  # more of what LangChain strips off the end
                 self._held.append(piece)
+                self._held_only_blanks = self._held_only_blanks and not piece.strip(_STRIPPED)
                 return self._value
             piece = "".join(self._held) + piece
             self._held = []
@@ -93,17 +119,25 @@ class PartialJson:
                 self._feed(piece[-literal:])
             else:
                 self._held, self._held_blank = [piece[-literal:]], False
-        elif self._strip_tail and piece[-1] in _STRIPPED:
-            blank = len(piece) - len(piece.rstrip(_STRIPPED))
-            self._feed(piece[:-blank])
-            if self._parser.in_string:  # stripped off the end of the text: not (yet) part of the string
-                self._held, self._held_blank = [piece[-blank:]], True
+        elif self._strip_tail and _is_stripped_char(piece[-1]):
+            blank = piece[-stripped_end(piece) :]
+            self._feed(piece[: len(piece) - len(blank)])
+            # Stripped off the end of the text: not (yet) part of an open string, nor read as an error outside one.
+            if self._parser.in_string or blank.strip(_STRIPPED):
+                self._held, self._held_blank = [blank], True
+                self._held_only_blanks = not blank.strip(_STRIPPED)
             else:
-                self._feed(piece[-blank:])
+                self._feed(blank)
         else:
             self._feed(piece)
         self._value = self._current()
         return self._value
+
+    def _still_stripped(self, piece: str) -> bool:
+        """Whether the end held back, then ``piece``, is all stripped off the end of the text (whitespace after
+        blanks and backticks, or blanks and backticks after blanks and backticks alone)."""
+        rest = piece.rstrip()
+        return not rest or (self._held_only_blanks and not rest.strip(_STRIPPED))
 
     def _feed(self, text: str) -> None:
         if not text:
@@ -250,16 +284,25 @@ def _value_start(head: str) -> int:
 
 class _ValueAtStart:
     """A text that may start with a JSON value, read piece by piece: ``feed`` returns ``(_FOUND, the text from the
-    value's start on)``, ``(_NONE, "")`` or ``(_WAIT, "")``."""
+    value's start on)``, ``(_NONE, "")`` or ``(_WAIT, "")``. What comes before the value is skipped as LangChain
+    strips it: with ``whitespace`` (the whole text output's start), whitespace first (``str.strip()``, in its
+    ``JsonOutputParser``), then blanks and backticks (``parse_json_markdown``'s strip, which is all a fenced region's
+    start gets)."""
 
-    __slots__ = ("_head", "state")
+    __slots__ = ("_head", "_whitespace", "state")
 
-    def __init__(self) -> None:
-        self._head = ""  # the text since the first character that is not a blank or a backtick, while undecided
+    def __init__(self, whitespace: bool = False) -> None:
+        self._head = ""  # the text since the first character not skipped, while undecided
+        self._whitespace = whitespace  # still skipping whitespace, before the blanks and backticks
         self.state = _WAIT
 
     def feed(self, piece: str) -> tuple[int, str]:
         if not self._head:
+            if self._whitespace:
+                piece = piece.lstrip()
+                if not piece:
+                    return _WAIT, ""
+                self._whitespace = False
             piece = piece.lstrip(_STRIPPED)
             if not piece:
                 return _WAIT, ""
@@ -307,7 +350,7 @@ class JsonInText:
     __slots__ = ("_at_start", "_after_fence", "_fenced")
 
     def __init__(self) -> None:
-        self._at_start: Optional[_ValueAtStart] = _ValueAtStart()
+        self._at_start: Optional[_ValueAtStart] = _ValueAtStart(whitespace=True)
         self._after_fence: Optional[_ValueAfterFence] = _ValueAfterFence()
         self._fenced: Optional[str] = None  # the text after the fence from the JSON's start on, while undecided
 
@@ -336,7 +379,7 @@ class JsonInText:
 def _json_text(text: str) -> Optional[str]:
     """The JSON of a complete text output (from the value's start on; the rest is ignored), or None where it has
     none, as ``parse_json_markdown`` finds it."""
-    state, found = _ValueAtStart().feed(text)
+    state, found = _ValueAtStart(whitespace=True).feed(text)
     if state != _FOUND:
         state, found = _ValueAfterFence().feed(text)
     return found if state == _FOUND else None
@@ -347,7 +390,7 @@ def parse_text_output(text: str) -> Any:
     JSON value must be complete and valid; what follows it is not read, as LangChain's parse ignores it. Raises
     ``ValueError`` (``JsonParseError``) where it is cut, malformed, or missing."""
     found = _json_text(text)
-    region = "" if found is None else found.rstrip(_STRIPPED)
+    region = "" if found is None else found[: len(found) - stripped_end(found)]
     try:
         return json.JSONDecoder(strict=False).raw_decode(region)[0]
     except ValueError:

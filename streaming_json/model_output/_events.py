@@ -44,6 +44,7 @@ class _EndFields(NamedTuple):
     index: int  # type: ignore[assignment]
     arguments: dict[str, Any]
     error: Optional[str]
+    repairs: tuple[tuple[tuple[Any, ...], str], ...] = ()
 
 
 class ContentDelta(_Event, _ContentFields):
@@ -79,7 +80,10 @@ class ArgumentsDelta(_Event, _ArgumentsFields):
 class ToolCallEnd(_Event, _EndFields):
     """``kind == "end"``: the call is over: its arguments from one strict parse of their text and None, or ``{}``
     and a message saying what was wrong (malformed, cut off, not an object, an unknown tool), which ends with
-    ``Received arguments:`` and the text."""
+    ``Received arguments:`` and the text. ``repairs``: ``(path, kind)`` for each value of a format that writes
+    arguments as text that was read as its schema's type only after one well-known unwrapping (``(("count",),
+    "string_to_int")`` for ``"42"``, ``"escaped_json"`` for an array written as ``[{\\"id\\": 1}]``); ``()`` for a call
+    read as written."""
 
     __slots__ = ()
     kind: Literal["end"] = "end"

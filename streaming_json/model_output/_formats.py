@@ -2,14 +2,14 @@
 
 A format says where calls are and how each is written:
 
-- *Where*: after a marker that opens a section of calls (``section_begin``, e.g. Mistral's ``[TOOL_CALLS]``), up to
-  its end marker if it has one; or after a marker before each call (``call_begin``, e.g. ``<tool_call>``), up to its
-  end marker if it has one; or, for Llama 3, a JSON object that opens the output (``bare_json_start``); or, for the
-  pythonic formats, a marker that opens a section only as the first thing of the output (``output_section_begin``);
-  or, for Harmony, in messages whose headers say what each one is (``channels``).
+- *Where*: after a marker that opens a section of calls (``section_begin``, e.g. DeepSeek's
+  ``<｜tool▁calls▁begin｜>``), up to its end marker if it has one; or after a marker before each call (``call_begin``,
+  e.g. ``<tool_call>``), up to its end marker if it has one; or, for Llama 3, a JSON object that opens the output
+  (``bare_json_start``); or, for the pythonic formats, a marker that opens a section only as the first thing of the
+  output (``output_section_begin``); or, for Harmony, in messages whose headers say what each one is (``channels``).
 - *How*, the ``payload``: ``"call"``, JSON holding the name and the arguments (Hermes, Llama 3), or an array of such
-  objects (Mistral, Granite); ``"arguments"``, the arguments' JSON alone, after a header that names the tool
-  (``header_end`` ends it, ``header`` reads the name and id out of it: DeepSeek, Kimi K2, Mistral v11, Harmony);
+  objects (Granite); ``"arguments"``, the arguments' JSON alone, after a header that names the tool
+  (``header_end`` ends it, ``header`` reads the name and id out of it: DeepSeek, Kimi K2, Mistral, Harmony);
   ``"parameters"``, one tagged block of raw text a parameter, typed by the tool's JSON Schema (``parameters``: Qwen3
   Coder, GLM, MiniMax, DeepSeek V3.2); ``"literal"``, an object literal or a Python call's keyword arguments
   (``literal``: Gemma 4, the pythonic formats). Text that may close the arguments before the call's end marker (a
@@ -21,8 +21,8 @@ A new format is one more instance; nothing is subclassed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Optional
+from dataclasses import dataclass, field, replace
+from typing import Any, Optional
 
 __all__ = ["ToolCallFormat", "ParameterSyntax", "LiteralSyntax", "ChannelSyntax", "FORMATS"]
 
@@ -42,13 +42,18 @@ class ParameterSyntax:
     """The marker after the value (``</parameter>``)."""
     header: re.Pattern[str] = re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL)
     """Reads the header: group ``name``; group ``string`` where the model says whether the value is a raw string
-    (``"true"``) or JSON (anything else, or the attribute missing: DeepSeek V3.2's ``string="false"``)."""
+    or JSON (``raw_strings``, ``raw_by_default``: DeepSeek V3.2's ``string="false"``)."""
     value_begin: Optional[str] = None
     """A marker between the header and the value, blanks around it allowed (GLM's ``<arg_value>``)."""
     next_parameter_ends_value: bool = True
     """Whether ``begin`` in a value ends it, its end marker forgotten (vLLM's Qwen3 parsers forgive the forgotten
     marker); else ``begin`` there is the value's text, which only ``end`` (or the call's end) ends (vLLM's GLM
     engine: a value may hold ``<arg_key>``)."""
+    raw_strings: tuple[str, ...] = ("true",)
+    """What the header's ``string`` group says of a value that is a raw string (DSML's ``string="true"``, Kimi K3's
+    ``type="string"``); any other word says it is JSON."""
+    raw_by_default: bool = False
+    """Whether a value whose header has no ``string`` group is a raw string (Kimi K3) or JSON (DSML)."""
     trim: str = ""
     """A character the value sheds once at each end (Qwen3's template writes the value between two newlines:
     ``"\\n"``); the value's text is otherwise kept as written."""
@@ -127,6 +132,9 @@ class ToolCallFormat:
     ``"parameters"`` payload may have none: its header ends at the first parameter (GLM)."""
     header: Optional[re.Pattern[str]] = None
     """Reads the header: group ``name``, and ``id`` where the model writes its own call id."""
+    empty_call_end: Optional[str] = None
+    """A marker that ends a call's header and the call at once: a call without arguments (DSML's self-closing
+    ``<｜DSML｜invoke name="submit"/>``)."""
     name_chars: Optional[re.Pattern[str]] = None
     """A header with a character outside these was no call: its text is content (pythonic calls, which begin with
     no marker, start with the tool's name)."""
@@ -150,13 +158,20 @@ class ToolCallFormat:
     channels: Optional[ChannelSyntax] = None
     """Harmony's messages: the output begins in the first message's header, and every header says what follows."""
     ignored_markers: tuple[str, ...] = ()
-    """Markers that say nothing the events carry, dropped where they stand in content (Llama 4's
-    ``<|python_end|>`` after its list of calls)."""
+    """Markers that say nothing the events carry, dropped where they stand in content or between a section's calls
+    (Llama 4's ``<|python_end|>`` after its list of calls, Step-3's wrapper of each call)."""
     reasoning: Optional[tuple[str, str]] = None
     """The reasoning block's markers this family writes, read unless the stream is given others."""
     calls_end_reasoning: bool = False
     """Whether a call's begin marker inside the reasoning block ends the block and starts the call (vLLM's engines
     for these families: a model that forgets ``</think>`` still calls)."""
+    call_objects_after_begin: bool = False
+    """Whether JSON right after ``call_begin``, where the header would begin, is call objects (one, or an array of
+    them, read as a ``"call"`` payload's) rather than a header: Mistral's older spelling
+    ``[TOOL_CALLS][{"name": ..., "arguments": {...}}]`` beside its newer ``[TOOL_CALLS]NAME[ARGS]{...}``."""
+    json_ends_header: bool = False
+    """Whether the arguments' ``{`` ends a header before ``header_end`` comes, and begins the arguments: Mistral's
+    ``[TOOL_CALLS]NAME{...}``."""
     aliases: tuple[str, ...] = field(default=(), compare=False)
     """Other names the format is known by."""
 
@@ -179,6 +194,10 @@ class ToolCallFormat:
         starts = self.section_begin or self.call_begin or self.bare_json_start or self.output_section_begin
         if not (starts or self.channels):
             raise ValueError("a format needs section_begin, call_begin or bare_json_start: where do its calls start?")
+        if (self.call_objects_after_begin or self.json_ends_header) and self.payload != "arguments":
+            raise ValueError(
+                "call_objects_after_begin and json_ends_header are for a format whose payload is 'arguments'"
+            )
         if self.channels is not None and (self.payload != "arguments" or self.call_begin is None):
             raise ValueError("a format of messages with channels reads JSON arguments, each message after call_begin")
         if self.reasoning is not None and (len(self.reasoning) != 2 or not all(self.reasoning)):
@@ -191,7 +210,10 @@ class ToolCallFormat:
             self.call_begin,
             self.call_end,
             self.header_end,
+            self.empty_call_end,
         ]
+        if self.empty_call_end is not None and self.header_end is None:
+            raise ValueError("a format whose calls may close in their header (empty_call_end) has a header_end")
         if self.parameters is not None:
             markers += [self.parameters.begin, self.parameters.header_end, self.parameters.end]
         if self.literal is not None:
@@ -231,12 +253,40 @@ _PYTHON_LITERAL = LiteralSyntax(
     key_end=re.compile(r"[^\w\s]"),
 )
 
+_DSML_PARAMETER_HEADER = re.compile(
+    r'\s*name\s*=\s*"(?P<name>[^"]*)"(?:\s+string\s*=\s*"(?P<string>[^"]*)")?\s*', re.DOTALL
+)
+
+
+def _dsml(
+    name: str, section_begin: tuple[str, ...], section_end: str, tag: str = "<｜DSML｜", **more: Any
+) -> ToolCallFormat:
+    """A DSML format (DeepSeek V3.2, V4, V4.1): its section's markers, and how its tags begin (``tag``)."""
+    close = "</" + tag[1:]
+    return ToolCallFormat(
+        name,
+        "parameters",
+        section_begin=section_begin,
+        section_end=(section_end,),
+        call_begin=f'{tag}invoke name="',
+        call_end=f"{close}invoke>",
+        header_end='">',
+        empty_call_end="/>",  # (after the name's closing quote, blanks allowed)
+        header=re.compile(r'\s*(?P<name>.*?)\s*(?:"\s*)?', re.DOTALL),
+        parameters=ParameterSyntax(
+            begin=f"{tag}parameter", header_end=">", end=f"{close}parameter>", header=_DSML_PARAMETER_HEADER
+        ),
+        **more,
+    )
+
+
 FORMATS: dict[str, ToolCallFormat] = {}
 """The built-in formats by name, as these models write them."""
 
 for _format in (
     # Hermes 2/3, Qwen 2.5/3: <tool_call>{"name": ..., "arguments": {...}}</tool_call>, one block a call.
-    ToolCallFormat("hermes", "call", call_begin="<tool_call>", call_end="</tool_call>", aliases=("qwen",)),
+    # Granite 4 writes the same (vLLM 0.33 vllm/tool_parsers/granite4_tool_parser.py).
+    ToolCallFormat("hermes", "call", call_begin="<tool_call>", call_end="</tool_call>", aliases=("qwen", "granite4")),
     # Llama 3.1-3.3: an optional <|python_tag|>, then {"name": ..., "parameters": {...}}, several joined by "; ".
     ToolCallFormat(
         "llama3_json",
@@ -246,15 +296,19 @@ for _format in (
         separators=";",
         bare_json_start=True,
     ),
-    # Mistral before tokenizer v11: [TOOL_CALLS] then a JSON array of {"name", "arguments"}.
-    ToolCallFormat("mistral", "call", section_begin=("[TOOL_CALLS]",)),
-    # Mistral from tokenizer v11: [TOOL_CALLS]NAME[ARGS]{...} for each call ([CALL_ID]ID before [ARGS] in some).
+    # Mistral: [TOOL_CALLS], then a JSON array of {"name", "arguments"} (tokenizers before v11; or one such object), or
+    # NAME[ARGS]{...} for each call (v11 on; [CALL_ID]ID before [ARGS] in some), or NAME{...} (vLLM 0.33
+    # vllm/parser/mistral.py's OPEN_BRACE transition). Production traffic mixes them: one format reads every spelling,
+    # as SGLang 0.5.23's MistralDetector does.
     ToolCallFormat(
-        "mistral_v11",
+        "mistral",
         "arguments",
         call_begin="[TOOL_CALLS]",
         header_end="[ARGS]",
         header=re.compile(r"\s*(?P<name>.*?)\s*(?:\[CALL_ID\]\s*(?P<id>.*?)\s*)?", re.DOTALL),
+        call_objects_after_begin=True,
+        json_ends_header=True,
+        aliases=("mistral_v11",),
     ),
     # IBM Granite: <|tool_call|> (3.0; 3.1 writes <tool_call>) then a JSON array of {"name", "arguments"}.
     ToolCallFormat("granite", "call", section_begin=("<|tool_call|>", "<tool_call>")),
@@ -288,7 +342,9 @@ for _format in (
     ),
     # Qwen3-Coder, Qwen3.5/3.6, Nemotron-3-Nano, MiMo: <tool_call>\n<function=NAME>\n<parameter=KEY>\nVALUE\n
     # </parameter>\n...</function>\n</tool_call>. A <function= without <tool_call> before it is a call too, and a
-    # <tool_call> inside <think> ends the reasoning (vLLM 0.33 vllm/parser/qwen3.py's transitions).
+    # <tool_call> inside <think> ends the reasoning (vLLM 0.33 vllm/parser/qwen3.py's transitions). Nemotron 3 and
+    # Step-3.5 write it unchanged (vLLM 0.33 vllm/parser/nemotron_v3.py, step3p5.py: qwen3_config under their names;
+    # Step-3.5's template opens the reasoning block: ModelOutputStream(..., reasoning_open=True)).
     ToolCallFormat(
         "qwen3_coder",
         "parameters",
@@ -301,7 +357,7 @@ for _format in (
         parameters=_QWEN3_PARAMETERS,
         reasoning=THINK,
         calls_end_reasoning=True,
-        aliases=("qwen3_xml",),
+        aliases=("qwen3_xml", "nemotron_v3", "step3p5"),
     ),
     # Seed-OSS: the Qwen3-Coder grammar inside <seed:tool_call>, reasoning in <seed:think> (vLLM 0.33
     # vllm/parser/seed_oss.py: "seed_oss shares the Qwen3 XML grammar exactly").
@@ -359,22 +415,52 @@ for _format in (
     # <｜DSML｜parameter name="K" string="true|false">V</｜DSML｜parameter>, </｜DSML｜invoke>,
     # </｜DSML｜function_calls>. string="true": the value is the raw string; "false", or no attribute: it is JSON
     # (vLLM 0.33 vllm/parser/deepseek_v4.py _dsml_arg_converter, which DeepSeek V3.2's parser shares). The bars are
-    # U+FF5C.
+    # U+FF5C. An invoke may close itself, a call without arguments: <｜DSML｜invoke name="submit"/>.
+    _dsml("deepseek_v32", ("<｜DSML｜function_calls>",), "</｜DSML｜function_calls>"),
+    # DeepSeek V4: DSML in <｜DSML｜tool_calls> (<｜DSML｜toolcalls> and <｜DSML｜tool> open it too, "spelling variants
+    # observed in production"), reasoning in <think> (vLLM 0.33 vllm/parser/deepseek_v4.py).
+    _dsml(
+        "deepseek_v4",
+        ("<｜DSML｜tool_calls>", "<｜DSML｜toolcalls>", "<｜DSML｜tool>"),
+        "</｜DSML｜tool_calls>",
+        reasoning=THINK,
+        calls_end_reasoning=True,
+    ),
+    # DeepSeek V4.1: V4's DSML with a blank after the bars and "calls" for "tool_calls": <｜DSML｜ calls>,
+    # <｜DSML｜ invoke name="NAME">, <｜DSML｜ parameter ...>, and their ends (vLLM 0.33 vllm/parser/deepseek_v41.py).
+    _dsml(
+        "deepseek_v41",
+        ("<｜DSML｜ calls>",),
+        "</｜DSML｜ calls>",
+        tag="<｜DSML｜ ",
+        reasoning=THINK,
+        calls_end_reasoning=True,
+    ),
+    # Kimi K3 (XTML, markers of the special tokens <|open|>, <|close|>, <|sep|>): the reply in a response channel,
+    # whose markers say nothing; the calls in a tools channel, <|open|>call tool="NAME" index="1"<|sep|>, each
+    # argument <|open|>argument key="K" type="T"<|sep|>V<|close|>argument<|sep|>, then <|close|>call<|sep|>. A
+    # string's value is its raw text; any other type's is JSON; no type is a string. Reasoning in a think channel
+    # (vLLM 0.33 vllm/tool_parsers/kimi_k3_tool_parser.py, vllm/reasoning/kimi_k3_reasoning_parser.py).
     ToolCallFormat(
-        "deepseek_v32",
+        "kimi_k3",
         "parameters",
-        section_begin=("<｜DSML｜function_calls>",),
-        section_end=("</｜DSML｜function_calls>",),
-        call_begin='<｜DSML｜invoke name="',
-        call_end="</｜DSML｜invoke>",
-        header_end='">',
-        header=re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL),
+        section_begin=("<|open|>tools<|sep|>",),
+        section_end=("<|close|>tools<|sep|>",),
+        call_begin="<|open|>call",
+        call_end="<|close|>call<|sep|>",
+        header_end="<|sep|>",
+        header=re.compile(r'\s*(?:(?:tool="(?P<name>[^"]*)"|\w+="[^"]*")\s*)*'),
         parameters=ParameterSyntax(
-            begin="<｜DSML｜parameter",
-            header_end=">",
-            end="</｜DSML｜parameter>",
-            header=re.compile(r'\s*name\s*=\s*"(?P<name>[^"]*)"(?:\s+string\s*=\s*"(?P<string>[^"]*)")?\s*', re.DOTALL),
+            begin="<|open|>argument",
+            header_end="<|sep|>",
+            end="<|close|>argument<|sep|>",
+            header=re.compile(r'\s*(?:(?:key="(?P<name>[^"]*)"|type="(?P<string>[^"]*)"|\w+="[^"]*")\s*)*'),
+            raw_strings=("string",),
+            raw_by_default=True,
         ),
+        ignored_markers=("<|open|>response<|sep|>", "<|close|>response<|sep|>", "<|close|>message<|sep|>"),
+        reasoning=("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
+        calls_end_reasoning=True,
     ),
     # Gemma 4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>, an object literal with <|"|> as the string
     # quote and bare keys; reasoning in <|channel>thought\n...<channel|> (vLLM 0.33 vllm/parser/gemma4.py, which also
@@ -446,6 +532,90 @@ for _format in (
         name_chars=_PYTHON_NAME_CHARS,
         separators=",",
         literal=_PYTHON_LITERAL,
+    ),
+):
+    for _name in (_format.name, *_format.aliases):
+        FORMATS[_name] = _format
+
+# The formats below are those of the families vLLM 0.33 added parsers for; where a family writes a format above with
+# other markers, it is that format's data with those markers (the same rules, one place for each).
+for _format in (
+    # ERNIE 4.5: Hermes' blocks; an answer may come inside <response>...</response>, markers that say nothing
+    # (vLLM 0.33 vllm/tool_parsers/ernie45_tool_parser.py, vllm/reasoning/ernie45_reasoning_parser.py).
+    replace(
+        FORMATS["hermes"], name="ernie45", ignored_markers=("<response>", "</response>"), reasoning=THINK, aliases=()
+    ),
+    # LongCat-Flash: Hermes' blocks in <longcat_tool_call>...</longcat_tool_call> (vLLM 0.33
+    # vllm/tool_parsers/longcat_tool_parser.py).
+    replace(
+        FORMATS["hermes"], name="longcat", call_begin="<longcat_tool_call>", call_end="</longcat_tool_call>", aliases=()
+    ),
+    # Cohere Command A (cmd3, cmd4): <|START_ACTION|>[{"tool_call_id": "0", "tool_name": NAME, "parameters": {...}},
+    # ...]<|END_ACTION|>; reasoning in <|START_THINKING|>...<|END_THINKING|>, the answer in <|START_RESPONSE|> (cmd3)
+    # or <|START_TEXT|> (cmd4) markers that say nothing (vLLM 0.33 vllm/parser/cohere_command.py's structural tags
+    # and tool schema; tests/parser/cohere/test_tool_calls.py).
+    ToolCallFormat(
+        "cohere_command",
+        "call",
+        section_begin=("<|START_ACTION|>",),
+        section_end=("<|END_ACTION|>",),
+        name_keys=("tool_name",),
+        arguments_keys=("parameters",),
+        ignored_markers=("<|START_RESPONSE|>", "<|END_RESPONSE|>", "<|START_TEXT|>", "<|END_TEXT|>"),
+        reasoning=("<|START_THINKING|>", "<|END_THINKING|>"),
+        aliases=("cohere_command3", "cohere_command4"),
+    ),
+    # Hunyuan Hy3 (hy_v3): GLM's parameters, the name ended by <tool_sep>, the calls in <tool_calls>...</tool_calls>:
+    # <tool_calls><tool_call>NAME<tool_sep><arg_key>K</arg_key><arg_value>V</arg_value></tool_call></tool_calls>
+    # (vLLM 0.33 vllm/tool_parsers/hy_v3_tool_parser.py; a checkpoint whose tokens carry a suffix, <tool_call:ID>, is
+    # that data with its markers).
+    replace(
+        FORMATS["glm47"],
+        name="hy_v3",
+        section_begin=("<tool_calls>",),
+        section_end=("</tool_calls>",),
+        header_end="<tool_sep>",
+        calls_end_reasoning=False,
+        aliases=(),
+    ),
+    # Hunyuan Hy4 (hy_v4): GLM's calls as they are, in <tool_calls>...</tool_calls> (vLLM 0.33
+    # vllm/tool_parsers/hy_v4_tool_parser.py: the name ends at the first <arg_key> or </tool_call>).
+    replace(
+        FORMATS["glm47"],
+        name="hy_v4",
+        section_begin=("<tool_calls>",),
+        section_end=("</tool_calls>",),
+        calls_end_reasoning=False,
+        aliases=(),
+    ),
+    # Step-3: <｜tool_calls_begin｜>, per call <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="NAME">
+    # <steptml:parameter name="K">V</steptml:parameter>...</steptml:invoke><｜tool_call_end｜>, <｜tool_calls_end｜>;
+    # the per-call wrapper says nothing (vLLM 0.33 vllm/tool_parsers/step3_tool_parser.py). MiniMax-M2's invoke,
+    # other tags; a value is kept as written (vLLM strips its blanks). The bars are U+FF5C.
+    replace(
+        FORMATS["minimax_m2"],
+        name="step3",
+        section_begin=("<｜tool_calls_begin｜>",),
+        section_end=("<｜tool_calls_end｜>",),
+        call_begin="<steptml:invoke name=",
+        call_end="</steptml:invoke>",
+        parameters=ParameterSyntax(
+            begin="<steptml:parameter name=", header_end=">", end="</steptml:parameter>", header=_QUOTED_NAME
+        ),
+        ignored_markers=("<｜tool_call_begin｜>", "<｜tool_call_end｜>", "function<｜tool_sep｜>", "<｜tool_sep｜>"),
+        calls_end_reasoning=False,
+        aliases=(),
+    ),
+    # OLMo 3: Python calls, one a line, in <function_calls>...</function_calls>; values Python literals or JSON's
+    # null, true, false (vLLM 0.33 vllm/tool_parsers/olmo3_tool_parser.py).
+    replace(
+        FORMATS["pythonic"],
+        name="olmo3",
+        section_begin=("<function_calls>",),
+        section_end=("</function_calls>",),
+        output_section_begin=(),
+        reasoning=THINK,
+        aliases=(),
     ),
 ):
     for _name in (_format.name, *_format.aliases):

@@ -9,6 +9,7 @@ from typing import Any, NamedTuple, Optional
 
 from ._events import ModelOutputEvent
 from ._formats import ToolCallFormat
+from ._structural_tags import ToolSpec, has_structural_tag, structural_tag
 
 PREFIX = "streaming_json_"
 """Our parsers' names in a server: ``streaming_json_FORMAT``."""
@@ -42,6 +43,51 @@ def tool_definitions(tools: Optional[Iterable[Any]]) -> Optional[list[Any]]:
     if tool_names(tools) is None:
         return None
     return list(tools or ())
+
+
+def _function_of(tool: Any) -> tuple[Optional[str], Any, Any]:
+    """A request's tool's name, parameters' schema and ``strict`` (a Chat Completions tool, its dict, or a Responses
+    API tool, which names itself)."""
+    function = tool.get("function") if isinstance(tool, dict) else getattr(tool, "function", None)
+    if function is None:
+        function = tool
+    if isinstance(function, dict):
+        return function.get("name"), function.get("parameters"), function.get("strict")
+    return getattr(function, "name", None), getattr(function, "parameters", None), getattr(function, "strict", None)
+
+
+def chosen_tool(tool_choice: Any) -> Optional[str]:
+    """The tool a request's ``tool_choice`` names (``{"type": "function", "function": {"name": ...}}``, the
+    servers' models of it, a Responses API ``{"type": "function", "name": ...}``), or None for a mode."""
+    if tool_choice is None or isinstance(tool_choice, str):
+        return None
+    name, _, _ = _function_of(tool_choice)
+    return name if isinstance(name, str) else None
+
+
+def request_structural_tag(
+    format: ToolCallFormat,
+    tools: Optional[Iterable[Any]],
+    tool_choice: Any,
+    parallel: bool = True,
+    reasoning: bool = False,
+) -> Optional[dict[str, Any]]:
+    """The structural tag (a dict in xgrammar's schema) that makes a model write its calls in this format for a
+    request: ``tool_choice`` ``"required"``, a named tool (one call of it), or ``"auto"``; a tool's arguments follow
+    its parameters' schema where it is ``strict``, else any arguments. None where the request has no tool to call
+    or the format no tag."""
+    if tool_choice == "none" or not has_structural_tag(format):
+        return None
+    named = chosen_tool(tool_choice)
+    choice = "forced" if named is not None else "auto" if tool_choice in (None, "auto") else "required"
+    specs: list[ToolSpec] = []
+    for tool in tools or ():
+        name, parameters, strict = _function_of(tool)
+        if isinstance(name, str) and (named is None or name == named):
+            specs.append((name, parameters if strict is True and isinstance(parameters, dict) else True))
+    if not specs:
+        return None
+    return structural_tag(format, specs, choice, parallel=parallel, reasoning=reasoning)
 
 
 class CallPiece(NamedTuple):

@@ -56,7 +56,7 @@ from ._formats import FORMATS, LiteralSyntax, ParameterSyntax, ToolCallFormat
 from ._markers import Markers
 from ._relay_pure import Relay as _PureRelay
 from ._schemas import STRING, ToolSchemas, describe_types
-from ._values import bare_word_json, gemma_literal_json, python_literal_json, typed_json
+from ._values import bare_word_json, gemma_literal_json, python_literal_json, repaired_typed_json, typed_json
 
 try:  # feed's fast paths compiled, for the compiled core's parser (built beside it)
     from ._relay import COMPILED_PARSER as _COMPILED_PARSER
@@ -106,11 +106,13 @@ class _Markers:
         self.content = Markers(*calls, reasoning[0] if reasoning else None, *message_end, *format.ignored_markers)
         ends_reasoning = calls if format.calls_end_reasoning or channels is not None else ()
         self.reasoning = Markers(reasoning[1] if reasoning else None, *ends_reasoning, *message_end)
-        self.section = Markers(*format.section_end, format.call_begin)
+        self.section = Markers(*format.section_end, format.call_begin, *format.ignored_markers)
         self.stops = Markers(format.call_end, format.call_begin, *format.section_end, *message_end)  # end a call
         parameters = format.parameters
         first_parameter = parameters.begin if parameters is not None and format.header_end is None else None
-        self.header = Markers(format.header_end, first_parameter, *self.stops.markers)
+        json_start = "{" if format.json_ends_header else None
+        header_ends = (format.header_end, format.empty_call_end, first_parameter, json_start)
+        self.header = Markers(*header_ends, *self.stops.markers)
         self.after_json = Markers(format.arguments_end, *self.stops.markers)
         self.between_calls = _BLANKS + format.separators
         # A piece with none of these characters holds no marker, nor the beginning of one (feed's fast paths).
@@ -162,6 +164,7 @@ class _Call:
         "error",
         "opened",
         "keys",
+        "repairs",
     )
 
     def __init__(self, name: Optional[str] = None, id: Optional[str] = None) -> None:
@@ -176,6 +179,7 @@ class _Call:
         self.error: Optional[str] = None  # a problem found before the end (arguments given twice)
         self.opened = False  # the text formats: the "{" of the arguments' JSON is out
         self.keys: set[str] = set()  # the text formats: the parameters given so far
+        self.repairs: list[tuple[tuple[str, ...], str]] = []  # the text formats: values read after an unwrapping
 
 
 class _FeedSlot:
@@ -199,11 +203,9 @@ class ModelOutputStream(_FeedSlot):
     exactly the JSON the model wrote (or, for the formats that write arguments as text, the JSON of the values the
     text holds, typed by the tools' schemas).
 
-    ``format`` is a built-in format's name (see ``FORMATS``: ``"hermes"``, ``"llama3_json"``, ``"mistral"``,
-    ``"mistral_v11"``, ``"granite"``, ``"deepseek_v3"``, ``"deepseek_v31"``, ``"kimi_k2"``, ``"qwen3_coder"``,
-    ``"seed_oss"``, ``"glm47"``, ``"minimax_m2"``, ``"deepseek_v32"``, ``"gemma4"``, ``"harmony"``, ``"pythonic"``,
-    ``"llama4_pythonic"``) or a :class:`ToolCallFormat`. ``tools``, if given, are the tools the model may call: their
-    names (a call to another ends with an error), or their definitions, OpenAI's
+    ``format`` is a built-in format's name (a key of ``FORMATS``: ``"hermes"``, ``"mistral"``, ``"qwen3_coder"``,
+    ``"glm47"``, ``"harmony"``, ...) or a :class:`ToolCallFormat`. ``tools``, if given, are the tools the model may
+    call: their names (a call to another ends with an error), or their definitions, OpenAI's
     ``[{"type": "function", "function": {"name": ..., "parameters": {...}}}]`` (dicts, or an SDK's or server's objects
     with those attributes) or a mapping of name to the parameters' JSON Schema, whose types type the parameters of the
     text formats. ``reasoning`` is a reasoning block's begin and end markers (``("<think>", "</think>")``; by default
@@ -276,7 +278,9 @@ class ModelOutputStream(_FeedSlot):
         self._call_marker = ""
         self._header: list[str] = []
         self._header_length = 0
+        self._header_blank = True  # nothing but blanks read of the header yet (call objects may come instead)
         self._parser: Any = None
+        self._json_calls = False  # the JSON read is call objects (not a call's arguments alone)
         self._call_depth = 0  # 0: the JSON is one call (or its arguments); 1: an array of calls
         self._element: Any = None  # in an array of calls: the index of the call object being read
         self._arguments_end_seen = False
@@ -467,11 +471,13 @@ class ModelOutputStream(_FeedSlot):
         elif problem is None and self._tools is not None and call.name not in self._tools:
             known = ", ".join(sorted(self._tools)) or "none"
             problem = f"Tool call to an unknown tool {call.name!r} (the tools are: {known})"
+        repairs = tuple(call.repairs)
         if problem is None:
             result = parse_tool_call_arguments(text)
-            self._events.append(_new(ToolCallEnd, (call.index, result.arguments, result.error)))
+            self._events.append(_new(ToolCallEnd, (call.index, result.arguments, result.error, repairs)))
         else:
-            self._events.append(_new(ToolCallEnd, (call.index, {}, f"{problem}.\nReceived arguments: {text}")))
+            error = f"{problem}.\nReceived arguments: {text}"
+            self._events.append(_new(ToolCallEnd, (call.index, {}, error, repairs)))
 
     def _end_open_call(self, cut_off: Optional[str]) -> None:
         call = self._call
@@ -565,6 +571,8 @@ class ModelOutputStream(_FeedSlot):
         if marker == self.format.call_begin:
             self._begin_call(marker)
             return position + len(marker)
+        if marker in self.format.ignored_markers:  # (Step-3's wrapper of each call)
+            return position + len(marker)
         if marker:  # the section's end
             self._leave_section()
             return position + len(marker)
@@ -609,6 +617,7 @@ class ModelOutputStream(_FeedSlot):
         if self.format.header_end is not None or self.format.payload == "parameters":
             self._header = []
             self._header_length = 0
+            self._header_blank = True
             self._read_place = self._read_header
         else:
             self._read_place = self._read_before_json
@@ -621,6 +630,15 @@ class ModelOutputStream(_FeedSlot):
         return position
 
     def _read_header(self, text: str, position: int) -> int:
+        if self._header_blank and self.format.call_objects_after_begin:
+            start = _skip_blanks(text, position)
+            if start < len(text):
+                self._header_blank = False
+                if text[start] in "[{":  # call objects, not a header (Mistral's older spelling)
+                    self._header = []
+                    self._header_length = 0
+                    self._begin_json(text[start], call_objects=True)
+                    return start
         markers = self._markers.header
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
@@ -653,6 +671,11 @@ class ModelOutputStream(_FeedSlot):
         call = _Call(name, call_id)
         payload = format.payload
         parameters = self._parameters
+        if marker == "{" and format.json_ends_header:  # the arguments' "{" ended the header (Mistral's NAME{...})
+            self._call = call
+            self._start_call(call)
+            self._begin_json(marker)
+            return found
         if marker == format.header_end or (parameters is not None and marker == parameters.begin):
             self._call = call
             self._start_call(call)
@@ -665,8 +688,11 @@ class ModelOutputStream(_FeedSlot):
             else:
                 self._begin_parameter()
             return found + len(marker)
-        if parameters is not None and format.header_end is None and marker == format.call_end:
-            self._call = call  # a call that writes no parameters (GLM's <tool_call>NAME</tool_call>)
+        if marker == format.empty_call_end or (
+            parameters is not None and format.header_end is None and marker == format.call_end
+        ):
+            # A call that writes no arguments (GLM's <tool_call>NAME</tool_call>, DSML's self-closing invoke).
+            self._call = call
             self._start_call(call)
             self._close_arguments()
             self._after_call()
@@ -714,12 +740,13 @@ class ModelOutputStream(_FeedSlot):
         kind = dict(channels.kinds).get(channel.group("channel") if channel is not None else "", "content")
         self._read_place = self._read_reasoning if kind == "reasoning" else self._read_content
 
-    def _begin_json(self, first: str) -> None:
+    def _begin_json(self, first: str, call_objects: Optional[bool] = None) -> None:
         """The JSON of a call starts (or, in a section, of an array of calls); ``first`` is its first character
-        where it is known."""
+        where it is known. ``call_objects``: whether it is call objects, where the format's payload does not say."""
         self._arguments_end_seen = False
         self._element = None
-        if self.format.payload == "arguments":
+        self._json_calls = self.format.payload != "arguments" if call_objects is None else call_objects
+        if not self._json_calls:
             self._call_depth = 0
             # The root's done event comes with the last piece of its source, so append_source() hands that piece over
             # as changes, never as text (the relay relies on it); nothing inside the root is reported (report_depth=0).
@@ -752,7 +779,7 @@ class ModelOutputStream(_FeedSlot):
         if self._parser.in_string:
             return self._read_json_until(text, found, found + len(marker))  # a marker in a string is its text
         # (Arguments that had not begun are none: the call is complete without them.)
-        began = self.format.payload != "arguments" or (self._call is not None and bool(self._call.chunks))
+        began = self._json_calls or (self._call is not None and bool(self._call.chunks))
         self._end_open_call(f"{marker} came before they were complete" if began else None)
         self._after_call()
         return found + len(marker) if marker == self.format.call_end else found
@@ -766,7 +793,7 @@ class ModelOutputStream(_FeedSlot):
     def _read_json_changes(self, changes: list[Any], end: int) -> int:
         """The changes of a piece of the call's JSON that ended at ``end``; return where reading goes on."""
         if changes:
-            if self.format.payload == "arguments":
+            if not self._json_calls:
                 call = self._call
                 if call is not None:
                     for change in changes:
@@ -946,6 +973,11 @@ class ModelOutputStream(_FeedSlot):
         types = self._value_types
         if mode is _TYPED:
             found, wanted = typed_json(text, types or STRING), describe_types(types or STRING)
+            if found is None and types:
+                repaired = repaired_typed_json(text, types)
+                if repaired is not None:
+                    found = repaired[0]
+                    call.repairs.append(((self._value_key,), repaired[1]))
         elif mode is _JSON:
             found, wanted = _json_text(text), "JSON"
         elif mode is _PYTHON:
@@ -1047,8 +1079,11 @@ class ModelOutputStream(_FeedSlot):
         name = (matched.group("name") if matched is not None else header.strip(_BLANKS)) or ""
         self._begin_value(name)
         if name and self._call is not None:
-            if "string" in pattern.groupindex and (matched is None or matched.group("string") != "true"):
-                mode = _JSON  # DeepSeek V3.2's string="false" (or no attribute): the value is JSON
+            said = matched.group("string") if matched is not None and "string" in pattern.groupindex else None
+            if "string" in pattern.groupindex and not (
+                parameters.raw_by_default if said is None else said in parameters.raw_strings
+            ):
+                mode = _JSON  # DeepSeek V3.2's string="false" (or no attribute), Kimi K3's type="number": JSON
             else:
                 types = self._value_types
                 mode = _STREAM if types is None or types == STRING else _TYPED

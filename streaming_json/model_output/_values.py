@@ -15,7 +15,7 @@ from typing import Any, Optional
 
 from ._schemas import ORDER
 
-__all__ = ["typed_json", "python_literal_json", "gemma_literal_json"]
+__all__ = ["typed_json", "repaired_typed_json", "python_literal_json", "gemma_literal_json"]
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?")
 _INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
 _BLANKS = " \t\n\r"
@@ -47,6 +47,30 @@ def typed_json(text: str, types: frozenset[str]) -> Optional[str]:
                 return found
         else:
             return json.dumps(text, ensure_ascii=False)
+    return None
+
+
+def repaired_typed_json(text: str, types: frozenset[str]) -> Optional[tuple[str, str]]:
+    """A raw text value that is none of ``types`` as written, read as one of them after one well-known unwrapping,
+    and the repair's name (the consumer side's names, ``streaming_json.pydantic``'s ``repairs``): a number in
+    quotes (``"42"``: ``string_to_int``, ``string_to_float``), or an object or array written as the content of a JSON
+    string (``[{\\"id\\": \\"1\\"}]``: ``escaped_json``), as SGLang 0.5.23's GLM detectors read them; None where
+    neither makes it fit."""
+    stripped = text.strip(_BLANKS)
+    numbers = types & {"integer", "number"}
+    if numbers and len(stripped) >= 2 and stripped[0] == stripped[-1] == '"':
+        found = typed_json(stripped[1:-1], numbers)
+        if found is not None:
+            return found, "string_to_int" if _INTEGER.fullmatch(found) and "integer" in types else "string_to_float"
+    containers = types & {"object", "array"}
+    if containers and '\\"' in stripped:
+        try:
+            unescaped = json.loads(f'"{stripped}"')
+        except (ValueError, RecursionError):
+            return None
+        found = typed_json(unescaped, containers)
+        if found is not None:
+            return found, "escaped_json"
     return None
 
 

@@ -22,8 +22,9 @@ How a parser meets vLLM's serving layer (0.33's ``vllm.parser.abstract_parser.De
   ``current_tool_id``; ``get_remaining_unstreamed_args()`` is ``""``: every argument character is streamed as it is
   read, verbatim, so that the serving layer's end-of-stream patch, which compares a re-serialisation of the parsed
   arguments with what was streamed, has nothing to add.
-- ``adjust_request`` sets ``skip_special_tokens=False`` where the format's markers are special tokens of the
-  tokenizer (otherwise the detokenizer would drop them before the parser sees them).
+- ``adjust_request`` sets ``skip_special_tokens=False`` where the format's markers are (or hold) special tokens of
+  the tokenizer (otherwise the detokenizer would drop them before the parser sees them), and
+  ``spaces_between_special_tokens=False`` (otherwise it would write a blank between two of them).
 - The request's tools (or those the parser was made with) are what a call may use (a call to another ends with an
   error); their parameters' schemas type the values of the formats that write them as text (Qwen3-Coder, GLM, ...).
 
@@ -229,13 +230,20 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
             request = super().adjust_request(request)  # vLLM's adjustments are for forced tool choices only
         if request.tools and request.tool_choice != "none" and self._markers_are_special():
             request.skip_special_tokens = False
+            if hasattr(request, "spaces_between_special_tokens"):
+                # (else the detokenizer writes a blank between two special tokens: "<|open|> tools <|sep|>")
+                request.spaces_between_special_tokens = False
         return request
 
     def _markers_are_special(self) -> bool:
         special = special_tokens(self.model_tokenizer)
         if special is None:
             return True  # the tokenizer does not say: keeping special tokens costs nothing, losing a marker a call
-        return any(marker in special for marker in format_markers(self.format))
+        markers = format_markers(self.format)
+        # A marker is a special token, or holds one (Kimi K3's "<|open|>call" begins with the token "<|open|>").
+        return any(marker in special for marker in markers) or any(
+            token in marker for token in special if len(token) > 2 for marker in markers
+        )
 
     def extract_tool_calls(self, model_output: str, request: Any) -> Any:
         """The calls of a whole output and its content, read as the streaming path reads them. Where a call is in

@@ -35,6 +35,31 @@ KIMI = [
     "<|tool_call_argument_begin|>",
     "<|tool_call_end|>",
 ]
+# The families vLLM 0.33 added parsers for: Step-3, Hunyuan Hy3/Hy4, ERNIE 4.5, LongCat, OLMo 3, Cohere Command.
+NEW_FAMILIES = [
+    "<｜tool_calls_begin｜>",
+    "<｜tool_calls_end｜>",
+    "<｜tool_call_begin｜>",
+    "<｜tool_call_end｜>",
+    "<｜tool_sep｜>",
+    "<tool_calls>",
+    "</tool_calls>",
+    "<tool_sep>",
+    "<response>",
+    "</response>",
+    "<longcat_tool_call>",
+    "</longcat_tool_call>",
+    "<function_calls>",
+    "</function_calls>",
+    "<|START_ACTION|>",
+    "<|END_ACTION|>",
+    "<|START_THINKING|>",
+    "<|END_THINKING|>",
+    "<|START_RESPONSE|>",
+    "<|END_RESPONSE|>",
+    "<|START_TEXT|>",
+    "<|END_TEXT|>",
+]
 MARKERS = [
     "<tool_call>",
     "</tool_call>",
@@ -83,6 +108,7 @@ MARKERS = [
     "<|im_start|>",
     "<|im_end|>",
     "<|endoftext|>",
+    *NEW_FAMILIES,
 ]
 
 
