@@ -204,5 +204,14 @@ annotate: $(BIN)/python
 		-o streaming_json/model_output/_relay.c
 	@echo "annotated HTML: streaming_json/_core.html, streaming_json/model_output/_relay.html"
 
+# What `make clean` removes: the virtual environments, and what builds leave in the checkout: the wheels (dist/), the
+# generated C and egg-info that `make wheels`'s sdist writes beside the sources (it carries them), the compiled modules
+# an editable install puts beside their sources, the annotated HTML of `make annotate`, and what setuptools versions
+# before this setup.py left (build/). `pip install .` writes nothing into the checkout (setup.py).
+VENVS := $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) $(SERVERS_VENV)
+BUILD_PRODUCTS := $(DIST) build *.egg-info $(foreach folder,streaming_json streaming_json/model_output,$(folder)/*.so \
+	$(folder)/*.c $(folder)/*.html) streaming_json/COMPILE_FAILED
+
 clean:
-	rm -rf $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) $(SERVERS_VENV) build dist *.egg-info streaming_json/*.so streaming_json/_core.c streaming_json/_core.html
+	@for path in $(wildcard $(VENVS) $(BUILD_PRODUCTS)); do echo "removing $$path"; done
+	@rm -rf $(VENVS) $(BUILD_PRODUCTS)

@@ -17,7 +17,7 @@ from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
 from typing import Any
 
 from ._backend import DoneChange, StreamingJsonDocuments, StreamingJsonParser
-from ._shared import REPORT_DEPTH_LIMIT, Key, Path, Piece, is_items_step
+from ._shared import REPORT_DEPTH_LIMIT, Key, Path, PathArgument, Piece, checked_path, is_items_step
 
 __all__ = ["ANY", "iter_items", "iter_values", "aiter_items", "aiter_values", "split_documents"]
 
@@ -31,8 +31,8 @@ class _Selector:
 
     __slots__ = ("_pattern", "_length", "_prefix", "_rest", "_depth", "_items_only", "_parser")
 
-    def __init__(self, pattern: Iterable[Key], items_only: bool = False) -> None:
-        self._pattern: Path = tuple(pattern)
+    def __init__(self, pattern: Path, items_only: bool = False) -> None:
+        self._pattern = pattern
         self._length = len(self._pattern)
         # The steps up to the first ANY are compared as one tuple; the rest step by step.
         wildcard = self._pattern.index(ANY) if ANY in self._pattern else self._length
@@ -92,14 +92,18 @@ class _Selector:
                     stack.append(((*where, key), child))
 
 
-def iter_values(pieces: Iterable[Piece], pattern: Iterable[Key]) -> Iterator[tuple[Path, Any]]:
+def iter_values(pieces: Iterable[Piece], pattern: PathArgument) -> Iterator[tuple[Path, Any]]:
     """Yield ``(path, value)`` for every completed value whose path matches ``pattern``, as soon as it completes.
 
-    ``pattern`` is a tuple of keys and indices in which ``"*"`` (``ANY``) matches any one key or index, such as
-    ``("edits", "*", "new_text")``. ``pieces`` is any iterable of str, or of UTF-8 bytes-like pieces. Values come in
-    the order they complete (a container after its contents) and are the parser's final values, never changed after.
+    ``pattern`` is a tuple (or list) of keys and indices in which ``"*"`` (``ANY``) matches any one key or index, such
+    as ``("edits", "*", "new_text")``; anything else (a str: ``"edits"`` for ``("edits",)``) raises ``TypeError``.
+    ``pieces`` is any iterable of str, or of UTF-8 bytes-like pieces. Values come in the order they complete (a
+    container after its contents) and are the parser's final values, never changed after.
     """
-    selector = _Selector(pattern)
+    return _values(pieces, _Selector(checked_path(pattern, "pattern")))  # checked now, not at the first item
+
+
+def _values(pieces: Iterable[Piece], selector: _Selector) -> Iterator[tuple[Path, Any]]:
     for piece in pieces:
         yield from selector.read(piece)
 
@@ -123,28 +127,35 @@ def _matched_items(pieces: Iterable[Piece], path: Path) -> Iterator[Any]:
             yield value
 
 
-def iter_items(pieces: Iterable[Piece], path: Iterable[Key] = ()) -> Iterator[Any]:
+def iter_items(pieces: Iterable[Piece], path: PathArgument = ()) -> Iterator[Any]:
     """Yield each element of the array at ``path`` once, as soon as it is complete, in order.
 
-    ``path`` is a tuple of keys and indices from the root (``()``: the root array). A missing path or a value that is
-    not an array yields nothing; where a repeated key replaces the array, the new array's elements follow.
+    ``path`` is a tuple (or list) of keys and indices from the root (``()``: the root array); anything else (a str:
+    ``"results"`` for ``("results",)``) raises ``TypeError``. A missing path or a value that is not an array yields
+    nothing; where a repeated key replaces the array, the new array's elements follow.
     """
     # The generator itself is returned: an item passes through one generator, not two (``yield from``).
-    steps = tuple(path)
+    steps = checked_path(path, "path")
     return _items(pieces, steps) if _parser_finds(steps) else _matched_items(pieces, steps)
 
 
-async def aiter_values(pieces: AsyncIterable[Piece], pattern: Iterable[Key]) -> AsyncIterator[tuple[Path, Any]]:
+def aiter_values(pieces: AsyncIterable[Piece], pattern: PathArgument) -> AsyncIterator[tuple[Path, Any]]:
     """:func:`iter_values` over an async iterable of pieces, such as an SDK's async stream of text deltas."""
-    selector = _Selector(pattern)
+    return _avalues(pieces, _Selector(checked_path(pattern, "pattern")))  # checked now, not at the first item
+
+
+async def _avalues(pieces: AsyncIterable[Piece], selector: _Selector) -> AsyncIterator[tuple[Path, Any]]:
     async for piece in pieces:
         for match in selector.read(piece):
             yield match
 
 
-async def aiter_items(pieces: AsyncIterable[Piece], path: Iterable[Key] = ()) -> AsyncIterator[Any]:
+def aiter_items(pieces: AsyncIterable[Piece], path: PathArgument = ()) -> AsyncIterator[Any]:
     """:func:`iter_items` over an async iterable of pieces."""
-    steps = tuple(path)
+    return _aitems(pieces, checked_path(path, "path"))  # checked now, not at the first item
+
+
+async def _aitems(pieces: AsyncIterable[Piece], steps: Path) -> AsyncIterator[Any]:
     if _parser_finds(steps):
         append_items = StreamingJsonParser(changes=False, items_at=steps).append_items
         async for piece in pieces:

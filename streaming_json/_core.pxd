@@ -268,6 +268,7 @@ cdef class ToolCallArgumentsStream:
     cdef StreamingJsonParser _parser
     cdef object _snapshot
     cdef dict _arguments
+    cdef object _result  # the ToolCallResult, once finished (None before)
 
     cdef _start(self)
     cdef dict _current_arguments(self)

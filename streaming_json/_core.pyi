@@ -5,7 +5,7 @@ from typing import Any, Literal, final
 
 from typing_extensions import disjoint_base
 
-from ._shared import Path, Piece, ToolCallReplace, ToolCallResult
+from ._shared import Path, PathArgument, Piece, ToolCallReplace, ToolCallResult
 
 __all__ = [
     "StreamingJsonParser",
@@ -72,7 +72,7 @@ class StreamingJsonParser:
         prose: bool = False,
         source_paths: Iterable[Sequence[str | int]] = (),
         stable: bool = False,
-        items_at: Sequence[str | int] | None = None,
+        items_at: PathArgument | None = None,
     ) -> None: ...
     def append(self, text: Piece) -> list[JsonChange]: ...
     def append_source(self, text: Piece) -> str | list[JsonChange]: ...

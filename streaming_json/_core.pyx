@@ -38,6 +38,7 @@ from ._repair import parse_tool_call_arguments
 from ._shared import (
     ABSENT,
     APPEND_AFTER_FINISH,
+    REPLACE_AFTER_FINISH,
     MISSING,
     ToolCallReplace,
     checked_items_path,
@@ -2347,6 +2348,7 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
         self._parser = StreamingJsonParser(changes=False, stable=self._stable)
         self._snapshot = MISSING
         self._arguments = {}
+        self._result = None
 
     @property
     @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
@@ -2362,9 +2364,13 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
     @cython.embedsignature.format("clinic")
     @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append(self, delta):
-        """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
+        """Append a piece of argument text; return the partial arguments, a new object whenever they changed.
+
+        Raises ``ValueError`` after :meth:`finish`: the call has ended (its result would not show the piece)."""
         if not isinstance(delta, str):
             raise TypeError(not_str("delta", delta))
+        if self._result is not None:
+            raise ValueError(APPEND_AFTER_FINISH)
         if delta:
             self._chunks.append(delta)
             self._parser._feed(delta)
@@ -2385,9 +2391,12 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
 
         Where it continues the text so far, the missing piece is appended and returned as ``delta``; otherwise the
         stream starts over with ``text`` and ``delta`` is None. Either way ``arguments`` are the partial arguments.
+        Raises ``ValueError`` after :meth:`finish`.
         """
         if not isinstance(text, str):
             raise TypeError(_shared.not_str("text", text))
+        if self._result is not None:
+            raise ValueError(REPLACE_AFTER_FINISH)
         current = self.text
         if text.startswith(current):
             delta = text[len(current):]
@@ -2396,5 +2405,9 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
         return ToolCallReplace(None, self.append(text))
 
     def finish(self):  # (text holds the stream's critical section)
-        """The final arguments: one strict parse of the complete text, which reports malformed arguments."""
-        return parse_tool_call_arguments(self.text)
+        """The final arguments: one strict parse of the complete text, which reports malformed arguments. The call
+        has ended: a later :meth:`finish` returns the same result, and :meth:`append` or :meth:`replace` raise
+        ``ValueError``."""
+        if self._result is None:
+            self._result = parse_tool_call_arguments(self.text)
+        return self._result

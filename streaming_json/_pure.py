@@ -60,12 +60,14 @@ from ._shared import (
     PENDING_NUMBER_DISPLAY_LIMIT,
     PROSE_CONTINUES_AFTER_BRACE,
     PROSE_CONTINUES_AFTER_BRACKET,
+    REPLACE_AFTER_FINISH,
     REPORT_DEPTH_LIMIT,
     SKIPPED_LINES_KEPT,
     STR_AFTER_BYTES,
     STRING_CHARS_PER_COST,
     Key,
     Path,
+    PathArgument,
     Piece,
     ToolCallReplace,
     ToolCallResult,
@@ -494,7 +496,7 @@ class StreamingJsonParser:
         prose: bool = False,
         source_paths: Iterable[Sequence[Union[str, int]]] = (),
         stable: bool = False,
-        items_at: Optional[Sequence[Union[str, int]]] = None,
+        items_at: Optional[PathArgument] = None,
     ) -> None:
         self._emit_changes = bool(changes)
         # Stable values: once shown, a pending number stays shown until the text replaces it ("1." shows 1).
@@ -1333,7 +1335,7 @@ class ToolCallArgumentsStream:
     """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
     :class:`StreamingJsonParser` for the partial arguments in between."""
 
-    __slots__ = ("_chunks", "_text", "_parser", "_snapshot", "_arguments", "_stable")
+    __slots__ = ("_chunks", "_text", "_parser", "_snapshot", "_arguments", "_stable", "_result")
 
     def __init__(self, *, stable: bool = False) -> None:
         self._stable = bool(stable)
@@ -1348,6 +1350,7 @@ class ToolCallArgumentsStream:
         self._parser = StreamingJsonParser(changes=False, stable=self._stable)
         self._snapshot: Any = MISSING
         self._arguments: dict[str, Any] = {}
+        self._result: Optional[ToolCallResult] = None  # once finished
 
     @property
     def text(self) -> str:
@@ -1359,9 +1362,13 @@ class ToolCallArgumentsStream:
         return self._text
 
     def append(self, delta: str) -> dict[str, Any]:
-        """Append a piece of argument text; return the partial arguments, a new object whenever they changed."""
+        """Append a piece of argument text; return the partial arguments, a new object whenever they changed.
+
+        Raises ``ValueError`` after :meth:`finish`: the call has ended (its result would not show the piece)."""
         if not isinstance(delta, str):
             raise TypeError(not_str("delta", delta))
+        if self._result is not None:
+            raise ValueError(APPEND_AFTER_FINISH)
         if delta:
             self._chunks.append(delta)
             self._parser._feed(delta)
@@ -1382,9 +1389,12 @@ class ToolCallArgumentsStream:
 
         Where it continues the text so far, the missing piece is appended and returned as ``delta``; otherwise the
         stream starts over with ``text`` and ``delta`` is None. Either way ``arguments`` are the partial arguments.
+        Raises ``ValueError`` after :meth:`finish`.
         """
         if not isinstance(text, str):
             raise TypeError(not_str("text", text))
+        if self._result is not None:
+            raise ValueError(REPLACE_AFTER_FINISH)
         current = self.text
         if text.startswith(current):
             delta = text[len(current) :]
@@ -1393,8 +1403,12 @@ class ToolCallArgumentsStream:
         return ToolCallReplace(None, self.append(text))
 
     def finish(self) -> ToolCallResult:
-        """The final arguments: one strict parse of the complete text, which reports malformed arguments."""
-        return parse_tool_call_arguments(self.text)
+        """The final arguments: one strict parse of the complete text, which reports malformed arguments. The call
+        has ended: a later :meth:`finish` returns the same result, and :meth:`append` or :meth:`replace` raise
+        ``ValueError``."""
+        if self._result is None:
+            self._result = parse_tool_call_arguments(self.text)
+        return self._result
 
 
 class StreamingJsonDocuments:

@@ -29,6 +29,7 @@ __all__ = [
     "CHANGE_IS_ABSTRACT",
     "STR_AFTER_BYTES",
     "APPEND_AFTER_FINISH",
+    "REPLACE_AFTER_FINISH",
     "not_str",
     "not_text",
     "bytes_after_str",
@@ -45,12 +46,17 @@ __all__ = [
     "PROSE_CONTINUES_AFTER_BRACE",
     "PROSE_CONTINUES_AFTER_BRACKET",
     "checked_source_paths",
+    "checked_path",
+    "PathArgument",
 ]
 
 Key = Union[str, int]
 """A member's key or an array element's index."""
 Path = tuple[Key, ...]
 """Where a value is, from the root: keys and indices."""
+PathArgument = Union[tuple[Key, ...], list[Any]]
+"""A path or pattern as a caller gives it: a tuple or list of keys and indices (a str is refused: it is one key, not
+a path, and its characters would read as one key each)."""
 Piece = Union[str, bytes, bytearray, memoryview]
 """A piece of JSON text: ``str``, or UTF-8 bytes-like."""
 
@@ -218,6 +224,7 @@ def continuation(held: str, text: str) -> Optional[str]:
 CHANGE_IS_ABSTRACT = "JsonChange is abstract: use SetChange, AppendChange, DoneChange or SourceChange"
 STR_AFTER_BYTES = "this parser reads bytes; append() got str"
 APPEND_AFTER_FINISH = "append() after finish(): the stream has ended"
+REPLACE_AFTER_FINISH = "replace() after finish(): the stream has ended"
 
 
 def not_str(name: str, value: Any) -> str:
@@ -273,6 +280,17 @@ _checked_paths: dict[Any, tuple[tuple[Union[str, int], ...], ...]] = {}
 
 
 NO_ITEMS_AT = "append_items() reads the items of the array at items_at: make the parser with items_at=PATH"
+
+
+def checked_path(path: Any, name: str) -> Path:
+    """``path`` (the argument ``name``) as a tuple; ``TypeError`` where it is not a tuple or a list (a str where a
+    path belongs, ``"results"`` for ``("results",)``, would read as seven one-letter keys and match nothing)."""
+    if type(path) is tuple:
+        return path
+    if isinstance(path, (tuple, list)):
+        return tuple(path)
+    hint = f": ({path!r},) is the path of one key" if isinstance(path, str) else ""
+    raise TypeError(f"{name} must be a tuple or list of keys and indices, not {type(path).__name__}{hint}")
 
 
 def checked_items_path(path: Any) -> tuple[Union[str, int], ...]:

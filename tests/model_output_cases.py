@@ -372,7 +372,7 @@ def _closing_markers_absent(format_name: str) -> Optional[Written]:
         # Nothing tells a call whose end marker the model left out from one cut off between two parameters.
         whole = _arguments_text(format_name, [WEATHER, TIME])[1]
         return Written(trimmed, _tools([WEATHER, TIME]), check=cut_off([WEATHER], TIME[0], whole))
-    return Written(trimmed, _tools([WEATHER, TIME]), check=calls_are(WEATHER, TIME, content=""))
+    return Written(trimmed, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
 
 
 def _section_end_absent(format_name: str) -> Optional[Written]:
@@ -650,9 +650,9 @@ CASES = [
         "closing markers absent",
         "missing end token",
         "The output ends where the markers closing its last call (fence, call and section end) would stand: "
-        "every call is read, nothing is content; but in the formats that write arguments as tagged text, where "
-        "nothing tells a call whose end marker was left out from one cut off between two parameters (by a token "
-        "limit), the last call ends with an error, as when cut off.",
+        "every call is read, content is at most the blanks left; but in the formats that write arguments as "
+        "tagged text, where nothing tells a call whose end marker was left out from one cut off between two "
+        "parameters (by a token limit), the last call ends with an error, as when cut off.",
         _closing_markers_absent,
         "formats with a marker that closes a call or its section",
     ),

@@ -15,6 +15,7 @@ tests build them with ``make wheels`` into a folder of their own. They build and
 
 from __future__ import annotations
 
+import importlib
 import os
 import platform
 import re
@@ -31,7 +32,7 @@ import pytest
 
 import streaming_json
 
-from .backends import CPYTHON, IMPLEMENTATION, cpython_only
+from .backends import CPYTHON, IMPLEMENTATION, NO_COMPILED_CORE, cpython_only
 
 ROOT = Path(__file__).resolve().parent.parent
 VERSION = streaming_json.__version__
@@ -338,6 +339,64 @@ def _source_copy(tmp_path: Path) -> Path:
     )
     shutil.copytree(ROOT, source, ignore=ignore)
     return source
+
+
+def _tree(folder: Path) -> dict[str, int]:
+    """Every file under ``folder``, with its modification time."""
+    return {
+        path.relative_to(folder).as_posix(): path.stat().st_mtime_ns for path in folder.rglob("*") if path.is_file()
+    }
+
+
+@cpython_only("the compiled modules are built on CPython only")
+@pytest.mark.skipif(
+    NO_COMPILED_CORE is not None, reason=f"an earlier build's compiled core to leave: {NO_COMPILED_CORE}"
+)
+def test_a_build_from_a_checkout_writes_nothing_into_it_and_takes_no_earlier_build(tmp_path: Path) -> None:
+    """``pip install .`` from a checkout where an earlier build left its compiled modules (in ``build/``, as setuptools
+    leaves them, and beside the sources, as an editable install does), with no working compiler: the wheel is the
+    pure one, without the old modules (they would report the compiled backend), and the checkout is as it was (no
+    ``build/``, egg-info or generated C written into it)."""
+    source = _source_copy(tmp_path)
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    earlier_build = (
+        source / "build" / f"lib.{sysconfig.get_platform()}-cpython-{sys.version_info[0]}{sys.version_info[1]}"
+    )
+    for module in ("streaming_json._core", "streaming_json.model_output._relay"):
+        compiled = Path(importlib.import_module(module).__file__ or "")
+        assert compiled.name.endswith(suffix), compiled  # the compiled module, not its pure twin
+        for folder in (earlier_build, source):
+            target = folder.joinpath(*module.split(".")).with_name(compiled.name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(compiled, target)
+    before = _tree(source)
+    env = dict(os.environ, **NO_COMPILER)  # this environment's setuptools and Cython build it
+    command = [sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "-w", str(tmp_path / "w")]
+    _run([*command, str(source)], tmp_path, env)
+    (wheel,) = (tmp_path / "w").glob("*.whl")
+    assert wheel.name == f"streaming_json-{VERSION}-py3-none-any.whl", wheel.name
+    with zipfile.ZipFile(wheel) as archive:
+        names = archive.namelist()
+    assert not [name for name in names if name.endswith(".so")] and "streaming_json/COMPILE_FAILED" in names, names
+    assert _tree(source) == before, sorted(set(_tree(source)) ^ set(before))
+    python = _installed(tmp_path, wheel)
+    assert _import_warnings(python, tmp_path)[0] == "python {'a': [1, 'b']}"
+
+
+def test_an_editable_install_says_nothing_a_developer_must_act_on(tmp_path: Path) -> None:
+    """``make run``'s editable install (``pip install -e``) prints no warning box: setuptools warns on every editable
+    install that it maps with a meta path finder (a flat layout it was not told the root of), which pip shows since
+    it relays the build's warnings; with the package root declared, it installs the plain path entry. The install
+    imports the checkout's own files."""
+    source = _source_copy(tmp_path)
+    python = _fresh_environment(tmp_path / "env")
+    env = dict(_setuptools_alone(tmp_path), STREAMING_JSON_NO_EXTENSIONS="1")  # (the build's warnings, not Cython's)
+    log = _run(
+        [*_pip(python), "install", "--quiet", "--no-build-isolation", "--no-deps", "-e", str(source)], tmp_path, env
+    )
+    assert "Warning" not in log and "!!" not in log, log
+    where = _run([str(python), "-c", "import streaming_json; print(streaming_json.__file__)"], tmp_path)
+    assert where.strip() == str(source / "streaming_json" / "__init__.py"), where
 
 
 @cpython_only("the sdist is made on CPython")

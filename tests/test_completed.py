@@ -185,3 +185,31 @@ def test_async_twins() -> None:
     items, values = asyncio.run(main())
     assert items == [{"id": 1}, {"id": 2}]
     assert values == [(("results", 0, "id"), 1), (("results", 1, "id"), 2)]
+
+
+@pytest.mark.parametrize("call", [iter_items, iter_values, aiter_items, aiter_values])
+@pytest.mark.parametrize("path", ["results", b"results", 3, None, {"results"}])
+def test_a_path_that_is_not_a_tuple_or_list_raises(call: Any, path: Any) -> None:
+    """A str where a path belongs (``"results"`` for ``("results",)``) read as seven one-letter keys and yielded
+    nothing; now it raises when called, before any piece is read."""
+    with pytest.raises(TypeError, match=r"must be a tuple or list of keys and indices, not "):
+        call(['{"results": [1, 2]}'], path)
+    assert list(iter_items(['{"results": [1, 2]}'], ["results"])) == [1, 2]  # a list is a path
+
+
+@pytest.mark.slow  # runs mypy
+def test_the_type_hints_refuse_a_str_path(tmp_path: Any) -> None:
+    api = pytest.importorskip("mypy.api", reason="mypy is not installed (the test extra installs it on CPython)")
+    program = tmp_path / "paths.py"
+    program.write_text(
+        "from streaming_json import iter_items, iter_values, StreamingJsonParser\n"
+        "iter_items([], ('results', 0))\n"
+        "iter_items([], ['results', 0])\n"
+        "iter_values([], ['results', '*'])\n"
+        "iter_items([], 'results')\n"
+        "iter_values([], 'results')\n"
+        "StreamingJsonParser(items_at='results')\n"
+    )
+    stdout, _, status = api.run(["--no-incremental", "--cache-dir", str(tmp_path / "cache"), str(program)])
+    errors = [line for line in stdout.splitlines() if line.startswith(str(program)) and ": error:" in line]
+    assert status == 1 and [line[len(str(program)) :].split(":")[1] for line in errors] == ["5", "6", "7"], stdout

@@ -139,8 +139,30 @@ def test_append_returns_the_same_object_while_unchanged(backend: ModuleType) -> 
     assert closed == third
     assert stream.append(" \n") is closed
     assert stream.finish() == ({"path": "a\n", "xy": 1}, None)
-    assert stream.append('{"z": 2}') is closed  # text after the root is ignored while streaming...
-    assert stream.finish().arguments == {}  # ...but the strict final parse rejects it
+
+
+def test_text_after_the_root_is_ignored_while_streaming_and_rejected_at_the_end(backend: ModuleType) -> None:
+    stream = backend.ToolCallArgumentsStream()
+    closed = stream.append('{"a": 1} ')
+    assert stream.append('{"z": 2}') is closed
+    assert stream.finish() == ({}, not_valid_json('{"a": 1} {"z": 2}'))
+
+
+def test_the_stream_ends_at_finish(backend: ModuleType) -> None:
+    """After ``finish()`` the call has ended: ``append`` and ``replace`` raise ``ValueError`` (their text would not
+    be in the result; before, a second ``finish()`` reported "Extra data" for it), and ``finish()`` again returns the
+    same result."""
+    stream = backend.ToolCallArgumentsStream()
+    stream.append('{"a": 1}')
+    result = stream.finish()
+    assert result == ({"a": 1}, None)
+    with pytest.raises(ValueError, match=r"^append\(\) after finish\(\): the stream has ended$"):
+        stream.append('{"a": 2}')
+    with pytest.raises(ValueError, match=r"^append\(\) after finish\(\)"):
+        stream.append("")
+    with pytest.raises(ValueError, match=r"^replace\(\) after finish\(\): the stream has ended$"):
+        stream.replace('{"a": 1}')
+    assert stream.finish() is result and stream.text == '{"a": 1}'
 
 
 def test_returned_arguments_never_change(backend: ModuleType) -> None:
@@ -193,8 +215,8 @@ def test_malformed_final_text_is_an_error_that_quotes_it(backend: ModuleType, te
 
 
 def test_blank_final_text_is_empty_with_no_error(backend: ModuleType) -> None:
+    assert backend.ToolCallArgumentsStream().finish() == ({}, None)
     stream = backend.ToolCallArgumentsStream()
-    assert stream.finish() == ({}, None)
     stream.append(" \n")
     assert stream.finish() == ({}, None)
 
