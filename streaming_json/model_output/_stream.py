@@ -293,6 +293,8 @@ class ModelOutputStream(_FeedSlot):
         self._value_mode = _DISCARD
         self._value_parts: list[str] = []
         self._value_trim = ""
+        self._value_strip = False  # the value sheds every blank at each end; those at its end so far:
+        self._value_blanks = ""
         self._value_started = False
         self._quote = ""  # the quote that closes the literal string being read
         self._scan_depth = 0  # in a literal's nested value: how deep, and the quote of the string it is in
@@ -357,7 +359,7 @@ class ModelOutputStream(_FeedSlot):
                 trim = ""
             else:
                 stops, trim = "", ""
-            if stops and len(stops) <= 2 and (self._value_started or not trim):
+            if stops and len(stops) <= 2 and (self._value_started or not trim) and not self._value_strip:
                 relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index)
             else:
                 relay.off()
@@ -911,6 +913,7 @@ class ModelOutputStream(_FeedSlot):
         self._value_parts = []
         self._value_started = False
         self._relay.trim_held = False
+        self._value_blanks = ""
         self._value_mode = _DISCARD
         if call is None:
             return
@@ -937,6 +940,16 @@ class ModelOutputStream(_FeedSlot):
             return
         mode = self._value_mode
         if mode is _STREAM:
+            if self._value_strip:  # blanks at the start shed, at the end held back until text follows them
+                if not self._value_started:
+                    text = text.lstrip()
+                    if not text:
+                        return
+                kept = text.rstrip()
+                if not kept:
+                    self._value_blanks += text
+                    return
+                text, self._value_blanks = self._value_blanks + kept, text[len(kept) :]
             trim = self._value_trim
             if trim:
                 if not self._value_started:
@@ -966,6 +979,8 @@ class ModelOutputStream(_FeedSlot):
             return
         text = "".join(self._value_parts)
         self._value_parts = []
+        if self._value_strip:
+            text = text.strip()
         trim = self._value_trim
         if trim and mode is _TYPED:
             if text[:1] == trim:
@@ -1090,6 +1105,7 @@ class ModelOutputStream(_FeedSlot):
                 types = self._value_types
                 mode = _STREAM if types is None or types == STRING else _TYPED
             self._value_trim = parameters.trim if mode is not _JSON else ""
+            self._value_strip = parameters.strip and mode is not _JSON
             self._set_value_mode(mode)
         self._read_place = self._read_before_value if parameters.value_begin else self._read_value
         return found + len(marker)
