@@ -574,7 +574,10 @@ def _blank_inside_markers(format_name: str) -> Optional[Written]:
     header_end = format.header_end or (parameters.begin if parameters is not None else None)
     if format.call_begin is not None and header_end is not None:
         spaced = _blanks_around_headers(spaced, format.call_begin, header_end)
-    if parameters is not None:
+    others = markers_of(format)
+    if parameters is not None and not any(m != parameters.begin and m.startswith(parameters.begin) for m in others):
+        # (where the parameter's marker begins every tag, MiniMax-M3's "]<]minimax[>[<", blanks after it would
+        # rewrite the section's and the call's markers too: no model writes "]<]minimax[>[< tool_call >")
         spaced = _blanks_around_headers(spaced, parameters.begin, parameters.header_end)
     if spaced == text:
         return None
