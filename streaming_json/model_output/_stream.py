@@ -398,6 +398,8 @@ class ModelOutputStream(_FeedSlot):
             self._end_open_call("the model's output ended inside them")
         elif held and place == self._read_reasoning:
             self._emit_reasoning(held)
+        elif place == self._read_section and not self._section_opener and not held.strip(self._markers.between_calls):
+            pass  # blanks after a section's last call, its end marker left out: what closes calls, no content
         elif (place == self._read_content or place == self._read_section) and (held or self._section_opener):
             self._emit_content(self._section_opener + held)
         # Otherwise (after a call's JSON) what is held began an end marker: nothing to say.
