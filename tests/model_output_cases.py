@@ -314,6 +314,28 @@ def _no_call(format_name: str) -> Written:
     return Written(PLAIN_TEXT, _tools([WEATHER]), [ContentDelta(PLAIN_TEXT)])
 
 
+# Other formats' markers a format's prose may hold (a few, of different shapes).
+FOREIGN_MARKERS = [
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<｜tool▁calls▁begin｜>",
+    "<function=",
+    "<|tool_call>",
+    "<|start|>",
+]
+
+
+def _marker_like_text(format_name: str) -> Written:
+    """Prose holding the first half of each of the format's markers, and other formats' markers."""
+    format = FORMATS[format_name]
+    own = [*markers_of(format), *(format.reasoning or ())]
+    halves = [marker[: (len(marker) + 1) // 2] for marker in own if len(marker) > 1]
+    foreign = [marker for marker in FOREIGN_MARKERS if not any(o in marker or marker in o for o in own)]
+    words = [text for text in [*halves, *foreign] if not any(marker in text for marker in own)]
+    text = "See " + " and ".join(words) + " here."
+    return Written(text, _tools([WEATHER]), [ContentDelta(text)])
+
+
 def _malformed(format_name: str) -> Optional[str]:
     text, _ = write(format_name, [("get_weather", {"city": "Tokyo", "days": BAD_NUMBER})])
     return text.replace(str(BAD_NUMBER), "7x7", 1)
@@ -674,6 +696,12 @@ CASES = [
         _text_around_and_between,
     ),
     Case("no call", "no call", "Text with braces, brackets and tags, no marker: all of it content.", _no_call),
+    Case(
+        "marker-like text",
+        "no call",
+        "Text holding the first half of each of the format's markers, and other formats' markers: all of it content.",
+        _marker_like_text,
+    ),
     Case(
         "malformed value",
         "malformed arguments",
