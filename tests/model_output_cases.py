@@ -568,13 +568,19 @@ def _blank_between_markers(format_name: str) -> Optional[Written]:
     return Written(spaced, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
 
 
-def _blanks_around_headers(text: str, begin: str, end: str) -> str:
-    """Blanks after each ``begin`` and before the ``end`` that follows it."""
+def _blanks_around_headers(text: str, begin: str, end: str, markers: Sequence[str]) -> str:
+    """Blanks after each ``begin`` and before the ``end`` that follows it (not where ``begin`` is the start of a
+    longer marker: MiniMax-M3's parameters begin as its other tags do)."""
+    longer = [marker for marker in markers if len(marker) > len(begin) and marker.startswith(begin)]
     out, position = "", 0
     while True:
         found = text.find(begin, position)
         if found < 0:
             break
+        if any(text.startswith(marker, found) for marker in longer):
+            out += text[position : found + len(begin)]
+            position = found + len(begin)
+            continue
         header = found + len(begin)
         stop = text.find(end, header)
         if stop < 0:
@@ -595,9 +601,9 @@ def _blank_inside_markers(format_name: str) -> Optional[Written]:
     parameters = format.parameters
     header_end = format.header_end or (parameters.begin if parameters is not None else None)
     if format.call_begin is not None and header_end is not None:
-        spaced = _blanks_around_headers(spaced, format.call_begin, header_end)
+        spaced = _blanks_around_headers(spaced, format.call_begin, header_end, markers_of(format))
     if parameters is not None:
-        spaced = _blanks_around_headers(spaced, parameters.begin, parameters.header_end)
+        spaced = _blanks_around_headers(spaced, parameters.begin, parameters.header_end, markers_of(format))
     if spaced == text:
         return None
     return Written(spaced, _tools([WEATHER, TIME]), expected)
