@@ -323,6 +323,15 @@ def _malformed_value(format_name: str) -> Written:
     return Written(_malformed(format_name) or "", _tools([WEATHER]), check=no_call_succeeds)
 
 
+def _arguments_not_an_object(format_name: str) -> Optional[Written]:
+    """A JSON array where the arguments' object stands (the formats whose arguments are JSON)."""
+    text, _ = write(format_name, [("get_weather", {"city": "Tokyo"})])
+    written = '{"city": "Tokyo"}'
+    if FORMATS[format_name].payload not in ("call", "arguments") or text.count(written) != 1:
+        return None
+    return Written(text.replace(written, '["Tokyo", 3]'), _tools([WEATHER]), check=no_call_succeeds)
+
+
 def _missing_name(format_name: str) -> Written:
     text, _ = write(format_name, [WEATHER])
     return Written(text.replace(WEATHER[0], "", 1), _tools([WEATHER]), check=no_call_succeeds)
@@ -372,7 +381,19 @@ def _closing_markers_absent(format_name: str) -> Optional[Written]:
         # Nothing tells a call whose end marker the model left out from one cut off between two parameters.
         whole = _arguments_text(format_name, [WEATHER, TIME])[1]
         return Written(trimmed, _tools([WEATHER, TIME]), check=cut_off([WEATHER], TIME[0], whole))
-    return Written(trimmed, _tools([WEATHER, TIME]), check=calls_are(WEATHER, TIME, content=""))
+    return Written(trimmed, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
+
+
+def _fence_absent(format_name: str) -> Optional[Written]:
+    """The text that closes the arguments before the call's end marker (DeepSeek V3's closing fence) left out."""
+    format = FORMATS[format_name]
+    text, expected = write(format_name, [WEATHER, TIME])
+    if format.arguments_end is None or format.call_end is None:
+        return None
+    closing = format.arguments_end + format.call_end
+    if closing not in text:
+        return None
+    return Written(text.replace(closing, format.call_end), _tools([WEATHER, TIME]), expected)
 
 
 def _section_end_absent(format_name: str) -> Optional[Written]:
@@ -525,23 +546,47 @@ def _blank_between_markers(format_name: str) -> Optional[Written]:
     return Written(spaced, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
 
 
-def _blank_inside_markers(format_name: str) -> Optional[Written]:
-    """Blanks around a call's header: after its begin marker and before the end of the header."""
-    format = FORMATS[format_name]
-    if format.call_begin is None or format.header_end is None or format.channels is not None:
-        return None
-    text, expected = write(format_name, [WEATHER, TIME])
+def _blanks_around_headers(text: str, begin: str, end: str) -> str:
+    """Blanks after each ``begin`` and before the ``end`` that follows it."""
     out, position = "", 0
     while True:
-        begin = text.find(format.call_begin, position)
-        if begin < 0:
+        found = text.find(begin, position)
+        if found < 0:
             break
-        header = begin + len(format.call_begin)
-        end = text.find(format.header_end, header)
-        out += text[position:header] + " " + text[header:end] + " "
-        position = end
-    out += text[position:]
-    return Written(out, _tools([WEATHER, TIME]), expected)
+        header = found + len(begin)
+        stop = text.find(end, header)
+        if stop < 0:
+            break
+        out += text[position:header] + " " + text[header:stop] + " "
+        position = stop
+    return out + text[position:]
+
+
+def _blank_inside_markers(format_name: str) -> Optional[Written]:
+    """Blanks around each header: a call's (after its begin marker, before the end of its header), and a
+    parameter's (after the parameter's marker, before the end of its header)."""
+    format = FORMATS[format_name]
+    if format.channels is not None:
+        return None
+    text, expected = write(format_name, [WEATHER, TIME])
+    spaced = text
+    parameters = format.parameters
+    header_end = format.header_end or (parameters.begin if parameters is not None else None)
+    if format.call_begin is not None and header_end is not None:
+        spaced = _blanks_around_headers(spaced, format.call_begin, header_end)
+    if parameters is not None:
+        spaced = _blanks_around_headers(spaced, parameters.begin, parameters.header_end)
+    if spaced == text:
+        return None
+    return Written(spaced, _tools([WEATHER, TIME]), expected)
+
+
+# Spellings a format's header pattern reads besides the one its writer writes (not data tuples: the patterns').
+HEADER_SPELLINGS: dict[str, list[tuple[str, str]]] = {
+    "deepseek_v3": [("function<｜tool▁sep｜>", "<｜tool▁sep｜>")],  # "function" may be left out
+    "gemma4": [("call:", ":")],  # the bare ":NAME{" opener
+    "minimax_m2": [('="', "='"), ('">', "'>")],  # names in single quotes
+}
 
 
 def spellings(format_name: str) -> list[tuple[str, str]]:
@@ -564,6 +609,12 @@ def _spelling_variants(format_name: str) -> Optional[Written]:
     if variants:
         text = first
         for written, other in variants:
+            text = text.replace(written, other)
+        texts.append(text)
+    replacements = HEADER_SPELLINGS.get(format_name, [])
+    if replacements:
+        text = first
+        for written, other in replacements:
             text = text.replace(written, other)
         texts.append(text)
     for alias in FORMATS[format_name].aliases:
@@ -589,11 +640,14 @@ def _blank_output(format_name: str) -> Written:
 
 
 def _empty_section(format_name: str) -> Optional[Written]:
-    format = FORMATS[format_name]
-    if not format.section_begin or not format.section_end:
+    """The format's writer's section for no calls (its markers around nothing, an empty list), text around."""
+    if FORMATS[format_name].channels is not None:
         return None
-    text = PROSE_BEFORE_TEXT + format.section_begin[0] + format.section_end[0] + PROSE_AFTER_TEXT
-    return Written(text, _tools([WEATHER]), check=calls_are(content=PROSE_BEFORE_TEXT + PROSE_AFTER_TEXT))
+    before = "" if _opens_output(format_name) else PROSE_BEFORE_TEXT
+    text, _ = write(format_name, [], before=before, after=PROSE_AFTER_TEXT)
+    if text == before + PROSE_AFTER_TEXT:
+        return None  # (its calls are not in a section)
+    return Written(text, _tools([WEATHER]), check=calls_are(content=before + PROSE_AFTER_TEXT))
 
 
 CASES = [
@@ -628,6 +682,13 @@ CASES = [
         _malformed_value,
     ),
     Case(
+        "arguments not an object",
+        "malformed arguments",
+        "A JSON array where the arguments' object stands: no call is read.",
+        _arguments_not_an_object,
+        "formats whose arguments are JSON",
+    ),
+    Case(
         "missing name",
         "malformed arguments",
         "The tool's name left out: no call is read.",
@@ -650,11 +711,18 @@ CASES = [
         "closing markers absent",
         "missing end token",
         "The output ends where the markers closing its last call (fence, call and section end) would stand: "
-        "every call is read, nothing is content; but in the formats that write arguments as tagged text, where "
-        "nothing tells a call whose end marker was left out from one cut off between two parameters (by a token "
-        "limit), the last call ends with an error, as when cut off.",
+        "every call is read, content is at most the blanks left; but in the formats that write arguments as "
+        "tagged text, where nothing tells a call whose end marker was left out from one cut off between two "
+        "parameters (by a token limit), the last call ends with an error, as when cut off.",
         _closing_markers_absent,
         "formats with a marker that closes a call or its section",
+    ),
+    Case(
+        "closing fence absent",
+        "missing end token",
+        "The fence that closes the arguments left out before the call's end marker: the same events.",
+        _fence_absent,
+        "formats whose arguments close with text of their own (DeepSeek V3's fence)",
     ),
     Case(
         "section end absent",
@@ -745,14 +813,16 @@ CASES = [
     Case(
         "blanks inside markers",
         "whitespace",
-        "Blanks around the name in a call's header: the same events.",
+        "Blanks around the name in a call's header and in each parameter's: the same events.",
         _blank_inside_markers,
-        "formats with markers around each call's header",
+        "formats with markers around each call's or parameter's header",
     ),
     Case(
         "spelling variants",
         "spelling variants",
-        "Every other spelling of the format's markers: the same events as the first spelling.",
+        "Every other spelling of the format's markers, its aliases' (GLM-4.5's newlines, Mistral's three) and its "
+        "header's (DeepSeek V3 without ``function``, Gemma's bare ``:NAME{``, MiniMax's single quotes): the same "
+        "events as the first spelling.",
         _spelling_variants,
         "formats with another spelling of a marker, or an alias written otherwise",
     ),
@@ -761,9 +831,9 @@ CASES = [
     Case(
         "empty section",
         "empty output",
-        "A section of calls opened and closed with none in it: no call; the text around is content.",
+        "A section of calls opened and closed with none in it (an empty list): no call; the text around is content.",
         _empty_section,
-        "formats whose section of calls has an end marker",
+        "formats whose calls are in a section (or a list)",
     ),
 ]
 CASES_BY_NAME = {case.name: case for case in CASES}

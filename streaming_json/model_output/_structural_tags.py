@@ -32,7 +32,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Optional, Union
 
-from ._formats import LiteralSyntax, ToolCallFormat
+from ._formats import LiteralSyntax, ParameterSyntax, ToolCallFormat
 
 _sre: Any
 try:  # the regular expression parser, which CPython 3.11 moved
@@ -111,6 +111,7 @@ class _Speller:
         self.after_name = False
         self.groups: dict[int, str] = {}
         self.names: dict[int, str] = {}
+        self.used: set[str] = set()  # the given groups spelled so far
 
     def walk(self, pattern: re.Pattern[str]) -> tuple[str, str]:
         parsed = _sre.parse(pattern.pattern, pattern.flags)
@@ -132,6 +133,7 @@ class _Speller:
             if name is not None and name in self.values:
                 self.spelled.append(self.values[name])
                 self.groups[number] = self.values[name]
+                self.used.add(name)
                 if name == "name" and self.split:
                     self.after_name = True
                 return
@@ -139,24 +141,43 @@ class _Speller:
             self.items(inner)
             self.groups[number] = "".join(self.spelled[start:])
         elif op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
-            low, _, inner = argument
-            if low == 0:
-                if self._worth_writing(inner):
-                    self.items(inner)
-                return
+            low, high, inner = argument
             for _ in range(low):
                 self.items(inner)
+            written = low
+            # A repeat of attributes (Kimi K3's key="K" type="T"): once for each given group it holds, a blank
+            # between; after the tool's name, the rest of it as the pattern allows.
+            while written < high and not self.after_name and self._worth_writing(inner):
+                if written and self.spelled and not self.spelled[-1].endswith(" "):
+                    self.spelled.append(" ")
+                self.items(inner)
+                written += 1
+                if not self._holds_unused_group(inner):
+                    break
+            if self.after_name and written < high:
+                self.pattern.append(self.regex(op, (0, high if high is _sre.MAXREPEAT else high - written, inner)))
+        elif op is _sre.BRANCH:
+            branches = argument[1]
+            wanted = [branch for branch in branches if self._holds_unused_group(branch)]
+            plain = [branch for branch in branches if not self._named_groups(branch)]
+            self.items((wanted or plain or branches)[0])
         else:
             self.spelled.append(self.sample(op, argument))
 
+    def _named_groups(self, items: Any) -> list[str]:
+        groups = [self.names.get(argument[0]) for op, argument in _walk(items) if op is _sre.SUBPATTERN]
+        return [name for name in groups if name is not None]
+
+    def _holds_unused_group(self, items: Any) -> bool:
+        return any(name in self.values and name not in self.used for name in self._named_groups(items))
+
     def _worth_writing(self, inner: Any) -> bool:
-        """Whether an optional part is written: it holds a group that has a value, or text other than blanks and
-        holds no group without one (DeepSeek's ``(?:function)?``; not Mistral's ``[CALL_ID]`` with no id)."""
-        groups = [self.names.get(argument[0]) for op, argument in _walk(inner) if op is _sre.SUBPATTERN]
-        named = [name for name in groups if name is not None]
-        if any(name in self.values for name in named):
+        """Whether an optional part is written: it holds a group that has a value not written yet, or text other
+        than blanks and no group without a value (DeepSeek's ``(?:function)?``; not Mistral's ``[CALL_ID]`` with no
+        id)."""
+        if self._holds_unused_group(inner):
             return True
-        if named:
+        if self._named_groups(inner):
             return False
         speller = _Speller({}, split=False)
         speller.names = self.names
@@ -274,6 +295,16 @@ def _type_of(schema: Any) -> Optional[str]:
     return kind if isinstance(kind, str) else None
 
 
+def _string_word(syntax: ParameterSyntax, schema: Any, string: bool) -> str:
+    """What a parameter's header says of its value in the ``string`` group: the syntax's word for a raw string for a
+    string, else a word for JSON: ``"false"`` beside DSML's flag ``"true"``, the schema's type beside a word that
+    names one (Kimi K3's ``type="string"``)."""
+    raw = syntax.raw_strings[0]
+    if string:
+        return raw
+    return "false" if raw == "true" else _type_of(schema) or "object"
+
+
 def _parameters(format: ToolCallFormat, schema: Schema, excludes: list[str]) -> dict[str, Any]:
     """A ``"parameters"`` payload's blocks: a strict tool's listed parameters (each typed), in any order."""
     syntax = format.parameters
@@ -284,7 +315,7 @@ def _parameters(format: ToolCallFormat, schema: Schema, excludes: list[str]) -> 
     blocks = []
     for key, property_schema in properties.items():
         string = _type_of(property_schema) == "string"
-        header = _spell(syntax.header, {"name": key, "string": "true" if string else "false"})
+        header = _spell(syntax.header, {"name": key, "string": _string_word(syntax, property_schema, string)})
         begin = _joined(syntax.begin, header) + syntax.header_end
         if string:
             value_excludes = [syntax.end, *excludes]
@@ -395,6 +426,10 @@ def call_markers(format: ToolCallFormat, name: str) -> tuple[str, str]:
     return begin, (format.arguments_end or "") + (format.call_end or "")
 
 
+_JSON_STRING = r'"(?:[^"\\]|\\.)*"'
+_OTHER_KEYS = rf"(?:{_JSON_STRING}{_BLANKS}:{_BLANKS}(?:{_JSON_STRING}|-?[0-9]+){_BLANKS},{_BLANKS})*"
+
+
 def _call_object_begin(format: ToolCallFormat, name: str) -> str:
     return f"{{{json.dumps(format.name_keys[0])}: {json.dumps(name)}, {json.dumps(format.arguments_keys[0])}: "
 
@@ -421,9 +456,18 @@ def _call(format: ToolCallFormat, name: str, schema: Schema) -> tuple[str, dict[
         rest_of_header = _tag("", {"type": "any_text"}, channels.header_end)
         return begin, _sequence(rest_of_header, _arguments(format, schema, excludes)), end
     if format.payload == "call":
+        # The object: keys the format does not read may come before the name (Cohere's "tool_call_id").
+        body = _sequence(
+            _blanks(),
+            _const("{"),
+            _blanks(),
+            _regex(_OTHER_KEYS),
+            _const(_call_object_begin(format, name)[1:]),
+            _json(schema),
+            _blanks(),
+        )
         if format.call_begin is None:  # the object's closing brace ends the call
-            return _call_object_begin(format, name), _sequence(_json(schema), _blanks()), "}"
-        body = _sequence(_blanks(), _const(_call_object_begin(format, name)), _json(schema), _blanks())
+            return "", body, "}"
         return format.call_begin, _sequence(body, _const("}"), _blanks()), end
     header, rest = _header(format.header, name)
     literal_end = None
@@ -529,14 +573,15 @@ def structural_tag(
     if _in_section(format):
         section_begin = (format.section_begin or format.output_section_begin)[0]
         section_end = format.section_end[0] if format.section_end else ""
-        if format.call_begin is None and format.payload == "call" and not format.separators:
-            # Call objects in a JSON array (Mistral, Granite).
-            inner = _sequence(_blanks(), _const("["), _blanks(), listed(calls, ", "), _blanks())
-            section_end = "]" + section_end
-        elif format.call_begin is None:  # joined by a separator (Llama 3's ";", the pythonic list's ",")
-            inner = _sequence(_blanks(), listed(calls, (format.separators or ",")[0] + " "), _blanks())
-        else:
-            inner = _sequence(_blanks(), listed(calls), _blanks())
+        array = format.call_begin is None and format.payload == "call" and not format.separators
+        separators = "," if array else format.separators
+        inner = _section_calls(format, calls, separators, single)
+        if array:  # call objects in a JSON array (Mistral's older spelling, Granite, Cohere)
+            inner = _sequence(_blanks(), _const("["), inner, _blanks())
+            if section_end:
+                inner = _sequence(inner, _const("]"), _blanks())
+            else:
+                section_end = "]"
         if section_end:
             ends = [section_end, *(section_end + marker for marker in format.ignored_markers)]
             section = _tag(section_begin, inner, ends if len(ends) > 1 else section_end)
@@ -555,6 +600,26 @@ def structural_tag(
     one_call = choice == "forced" or not parallel  # Harmony's messages may go on after its call's
     auto = {"type": "triggered_tags", "triggers": [trigger], "tags": tags, "stop_after_first": one_call}
     return _with_reasoning(format, auto, reasoning)
+
+
+def _section_calls(
+    format: ToolCallFormat, calls: list[dict[str, Any]], separators: str, single: bool
+) -> dict[str, Any]:
+    """A section's calls: blanks, one of the ``separators`` (Llama 3's ";", the pythonic list's ",") and the
+    format's ignored markers (Step-3's wrapper of each call) between them, as the format reads them."""
+    gap_items: list[dict[str, Any]] = [_blanks()]
+    if format.ignored_markers:
+        markers = _any_of([_const(marker) for marker in format.ignored_markers])
+        gap_items.append({"type": "star", "content": _sequence(markers, _blanks())})
+    gap = _sequence(*gap_items)
+    call = _any_of(calls)
+    if single:
+        return _sequence(gap, call, gap)
+    between = gap
+    if separators:
+        separator = _any_of([_const(char) for char in separators])
+        between = _sequence(_blanks(), {"type": "optional", "content": separator}, gap)
+    return _sequence(gap, call, {"type": "star", "content": _sequence(between, call)}, gap)
 
 
 def _common_prefix(texts: list[str]) -> str:
