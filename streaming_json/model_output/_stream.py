@@ -294,8 +294,7 @@ class ModelOutputStream(_FeedSlot):
         self._value_mode = _DISCARD
         self._value_parts: list[str] = []
         self._value_trim = ""
-        self._value_strip = False  # the value sheds every blank at each end; those at its end so far:
-        self._value_blanks = ""
+        self._value_strip = False  # the value sheds every blank at each end (those at its end: the relay's strip_held)
         self._value_started = False
         self._quote = ""  # the quote that closes the literal string being read
         self._scan_depth = 0  # in a literal's nested value: how deep, and the quote of the string it is in
@@ -360,8 +359,8 @@ class ModelOutputStream(_FeedSlot):
                 trim = ""
             else:
                 stops, trim = "", ""
-            if stops and len(stops) <= 2 and (self._value_started or not trim) and not self._value_strip:
-                relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index)
+            if stops and len(stops) <= 2 and (self._value_started or not (trim or self._value_strip)):
+                relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index, self._value_strip)
             else:
                 relay.off()
         elif self._read_place is self._read_content and self._content_started:
@@ -923,7 +922,7 @@ class ModelOutputStream(_FeedSlot):
         self._value_parts = []
         self._value_started = False
         self._relay.trim_held = False
-        self._value_blanks = ""
+        self._relay.strip_held = ""
         self._value_mode = _DISCARD
         if call is None:
             return
@@ -957,9 +956,9 @@ class ModelOutputStream(_FeedSlot):
                         return
                 kept = text.rstrip()
                 if not kept:
-                    self._value_blanks += text
+                    self._relay.strip_held += text
                     return
-                text, self._value_blanks = self._value_blanks + kept, text[len(kept) :]
+                text, self._relay.strip_held = self._relay.strip_held + kept, text[len(kept) :]
             trim = self._value_trim
             if trim:
                 if not self._value_started:
