@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
+from ._response_template import compile_response_template
+
 __all__ = ["ToolCallFormat", "ParameterSyntax", "LiteralSyntax", "ChannelSyntax", "FORMATS"]
 
 PAYLOADS = ("call", "arguments", "parameters", "literal")
@@ -57,6 +59,9 @@ class ParameterSyntax:
     trim: str = ""
     """A character the value sheds once at each end (Qwen3's template writes the value between two newlines:
     ``"\\n"``); the value's text is otherwise kept as written."""
+    strip: bool = False
+    """Whether the value sheds every blank at each end (a ``response_template``'s ``\\s*(?P<value>.*?)\\s*``,
+    transformers' Qwen 3.5 template); blanks at the end of a streamed value are held back until text follows."""
 
 
 @dataclass(frozen=True)
@@ -107,6 +112,10 @@ class ChannelSyntax:
     named is content."""
     recipient_prefix: str = ""
     """Taken off a recipient to give the tool's name (``functions.``)."""
+    header_begins: tuple[str, ...] = ()
+    """What a header begins with, blanks aside (``<|channel|>``, a recipient's ``to=``, the role after
+    ``<|start|>``); text where a header would stand that begins with none of them is the body of a message whose
+    header the prompt wrote: content, streamed at once (without these, any text there is read as a header)."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +229,19 @@ class ToolCallFormat:
             markers += [self.literal.separator, self.literal.end, *self.literal.quotes]
         if any(marker == "" for marker in markers):
             raise ValueError("a marker is not empty")
+
+    @classmethod
+    def from_response_template(cls, template: Any, name: str = "response_template") -> ToolCallFormat:
+        """The format a checkpoint's ``response_template`` describes (transformers' declarative output format): a
+        dict, a tokenizer carrying one, or a ``tokenizer_config.json`` path. ``ValueError`` names the field and the
+        feature the engine cannot stream (``compile_response_template`` gives the rest the template says: the message's
+        fields, its ``start_anchor``)."""
+        fields = dict(compile_response_template(template, name).format_fields)
+        if fields.get("parameters") is not None:
+            fields["parameters"] = ParameterSyntax(**fields["parameters"])
+        if fields.get("literal") is not None:
+            fields["literal"] = LiteralSyntax(**fields["literal"])
+        return cls(**fields)
 
 
 _DEEPSEEK = {
@@ -501,6 +523,7 @@ for _format in (
             channel=re.compile(r"<\|channel\|>\s*(?P<channel>[^\s<]+)"),
             kinds=(("analysis", "reasoning"), ("final", "content"), ("commentary", "content")),
             recipient_prefix="functions.",
+            header_begins=("<|channel|>", "to=", "assistant"),
         ),
         aliases=("gpt_oss", "openai"),
     ),
