@@ -314,6 +314,28 @@ def _no_call(format_name: str) -> Written:
     return Written(PLAIN_TEXT, _tools([WEATHER]), [ContentDelta(PLAIN_TEXT)])
 
 
+# Other formats' markers a format's prose may hold (a few, of different shapes).
+FOREIGN_MARKERS = [
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<｜tool▁calls▁begin｜>",
+    "<function=",
+    "<|tool_call>",
+    "<|start|>",
+]
+
+
+def _marker_like_text(format_name: str) -> Written:
+    """Prose holding the first half of each of the format's markers, and other formats' markers."""
+    format = FORMATS[format_name]
+    own = [*markers_of(format), *(format.reasoning or ())]
+    halves = [marker[: (len(marker) + 1) // 2] for marker in own if len(marker) > 1]
+    foreign = [marker for marker in FOREIGN_MARKERS if not any(o in marker or marker in o for o in own)]
+    words = [text for text in [*halves, *foreign] if not any(marker in text for marker in own)]
+    text = "See " + " and ".join(words) + " here."
+    return Written(text, _tools([WEATHER]), [ContentDelta(text)])
+
+
 def _malformed(format_name: str) -> Optional[str]:
     text, _ = write(format_name, [("get_weather", {"city": "Tokyo", "days": BAD_NUMBER})])
     return text.replace(str(BAD_NUMBER), "7x7", 1)
@@ -321,6 +343,15 @@ def _malformed(format_name: str) -> Optional[str]:
 
 def _malformed_value(format_name: str) -> Written:
     return Written(_malformed(format_name) or "", _tools([WEATHER]), check=no_call_succeeds)
+
+
+def _arguments_not_an_object(format_name: str) -> Optional[Written]:
+    """A JSON array where the arguments' object stands (the formats whose arguments are JSON)."""
+    text, _ = write(format_name, [("get_weather", {"city": "Tokyo"})])
+    written = '{"city": "Tokyo"}'
+    if FORMATS[format_name].payload not in ("call", "arguments") or text.count(written) != 1:
+        return None
+    return Written(text.replace(written, '["Tokyo", 3]'), _tools([WEATHER]), check=no_call_succeeds)
 
 
 def _missing_name(format_name: str) -> Written:
@@ -373,6 +404,18 @@ def _closing_markers_absent(format_name: str) -> Optional[Written]:
         whole = _arguments_text(format_name, [WEATHER, TIME])[1]
         return Written(trimmed, _tools([WEATHER, TIME]), check=cut_off([WEATHER], TIME[0], whole))
     return Written(trimmed, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
+
+
+def _fence_absent(format_name: str) -> Optional[Written]:
+    """The text that closes the arguments before the call's end marker (DeepSeek V3's closing fence) left out."""
+    format = FORMATS[format_name]
+    text, expected = write(format_name, [WEATHER, TIME])
+    if format.arguments_end is None or format.call_end is None:
+        return None
+    closing = format.arguments_end + format.call_end
+    if closing not in text:
+        return None
+    return Written(text.replace(closing, format.call_end), _tools([WEATHER, TIME]), expected)
 
 
 def _section_end_absent(format_name: str) -> Optional[Written]:
@@ -525,23 +568,53 @@ def _blank_between_markers(format_name: str) -> Optional[Written]:
     return Written(spaced, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
 
 
-def _blank_inside_markers(format_name: str) -> Optional[Written]:
-    """Blanks around a call's header: after its begin marker and before the end of the header."""
-    format = FORMATS[format_name]
-    if format.call_begin is None or format.header_end is None or format.channels is not None:
-        return None
-    text, expected = write(format_name, [WEATHER, TIME])
+def _blanks_around_headers(text: str, begin: str, end: str, markers: Sequence[str]) -> str:
+    """Blanks after each ``begin`` and before the ``end`` that follows it (not where ``begin`` is the start of a
+    longer marker: MiniMax-M3's parameters begin as its other tags do)."""
+    longer = [marker for marker in markers if len(marker) > len(begin) and marker.startswith(begin)]
     out, position = "", 0
     while True:
-        begin = text.find(format.call_begin, position)
-        if begin < 0:
+        found = text.find(begin, position)
+        if found < 0:
             break
-        header = begin + len(format.call_begin)
-        end = text.find(format.header_end, header)
-        out += text[position:header] + " " + text[header:end] + " "
-        position = end
-    out += text[position:]
-    return Written(out, _tools([WEATHER, TIME]), expected)
+        if any(text.startswith(marker, found) for marker in longer):
+            out += text[position : found + len(begin)]
+            position = found + len(begin)
+            continue
+        header = found + len(begin)
+        stop = text.find(end, header)
+        if stop < 0:
+            break
+        out += text[position:header] + " " + text[header:stop] + " "
+        position = stop
+    return out + text[position:]
+
+
+def _blank_inside_markers(format_name: str) -> Optional[Written]:
+    """Blanks around each header: a call's (after its begin marker, before the end of its header), and a
+    parameter's (after the parameter's marker, before the end of its header)."""
+    format = FORMATS[format_name]
+    if format.channels is not None:
+        return None
+    text, expected = write(format_name, [WEATHER, TIME])
+    spaced = text
+    parameters = format.parameters
+    header_end = format.header_end or (parameters.begin if parameters is not None else None)
+    if format.call_begin is not None and header_end is not None:
+        spaced = _blanks_around_headers(spaced, format.call_begin, header_end, markers_of(format))
+    if parameters is not None:
+        spaced = _blanks_around_headers(spaced, parameters.begin, parameters.header_end, markers_of(format))
+    if spaced == text:
+        return None
+    return Written(spaced, _tools([WEATHER, TIME]), expected)
+
+
+# Spellings a format's header pattern reads besides the one its writer writes (not data tuples: the patterns').
+HEADER_SPELLINGS: dict[str, list[tuple[str, str]]] = {
+    "deepseek_v3": [("function<｜tool▁sep｜>", "<｜tool▁sep｜>")],  # "function" may be left out
+    "gemma4": [("call:", ":")],  # the bare ":NAME{" opener
+    "minimax_m2": [('="', "='"), ('">', "'>")],  # names in single quotes
+}
 
 
 def spellings(format_name: str) -> list[tuple[str, str]]:
@@ -564,6 +637,12 @@ def _spelling_variants(format_name: str) -> Optional[Written]:
     if variants:
         text = first
         for written, other in variants:
+            text = text.replace(written, other)
+        texts.append(text)
+    replacements = HEADER_SPELLINGS.get(format_name, [])
+    if replacements:
+        text = first
+        for written, other in replacements:
             text = text.replace(written, other)
         texts.append(text)
     for alias in FORMATS[format_name].aliases:
@@ -589,11 +668,14 @@ def _blank_output(format_name: str) -> Written:
 
 
 def _empty_section(format_name: str) -> Optional[Written]:
-    format = FORMATS[format_name]
-    if not format.section_begin or not format.section_end:
+    """The format's writer's section for no calls (its markers around nothing, an empty list), text around."""
+    if FORMATS[format_name].channels is not None:
         return None
-    text = PROSE_BEFORE_TEXT + format.section_begin[0] + format.section_end[0] + PROSE_AFTER_TEXT
-    return Written(text, _tools([WEATHER]), check=calls_are(content=PROSE_BEFORE_TEXT + PROSE_AFTER_TEXT))
+    before = "" if _opens_output(format_name) else PROSE_BEFORE_TEXT
+    text, _ = write(format_name, [], before=before, after=PROSE_AFTER_TEXT)
+    if text == before + PROSE_AFTER_TEXT:
+        return None  # (its calls are not in a section)
+    return Written(text, _tools([WEATHER]), check=calls_are(content=before + PROSE_AFTER_TEXT))
 
 
 CASES = [
@@ -621,11 +703,24 @@ CASES = [
     ),
     Case("no call", "no call", "Text with braces, brackets and tags, no marker: all of it content.", _no_call),
     Case(
+        "marker-like text",
+        "no call",
+        "Text holding the first half of each of the format's markers, and other formats' markers: all of it content.",
+        _marker_like_text,
+    ),
+    Case(
         "malformed value",
         "malformed arguments",
         "A value that is no JSON (or not its schema's type): no call is read from it (a call that started ends "
         "with an error).",
         _malformed_value,
+    ),
+    Case(
+        "arguments not an object",
+        "malformed arguments",
+        "A JSON array where the arguments' object stands: no call is read.",
+        _arguments_not_an_object,
+        "formats whose arguments are JSON",
     ),
     Case(
         "missing name",
@@ -655,6 +750,13 @@ CASES = [
         "parameters (by a token limit), the last call ends with an error, as when cut off.",
         _closing_markers_absent,
         "formats with a marker that closes a call or its section",
+    ),
+    Case(
+        "closing fence absent",
+        "missing end token",
+        "The fence that closes the arguments left out before the call's end marker: the same events.",
+        _fence_absent,
+        "formats whose arguments close with text of their own (DeepSeek V3's fence)",
     ),
     Case(
         "section end absent",
@@ -745,14 +847,16 @@ CASES = [
     Case(
         "blanks inside markers",
         "whitespace",
-        "Blanks around the name in a call's header: the same events.",
+        "Blanks around the name in a call's header and in each parameter's: the same events.",
         _blank_inside_markers,
-        "formats with markers around each call's header",
+        "formats with markers around each call's or parameter's header",
     ),
     Case(
         "spelling variants",
         "spelling variants",
-        "Every other spelling of the format's markers: the same events as the first spelling.",
+        "Every other spelling of the format's markers, its aliases' (GLM-4.5's newlines, Mistral's three) and its "
+        "header's (DeepSeek V3 without ``function``, Gemma's bare ``:NAME{``, MiniMax's single quotes): the same "
+        "events as the first spelling.",
         _spelling_variants,
         "formats with another spelling of a marker, or an alias written otherwise",
     ),
@@ -761,9 +865,9 @@ CASES = [
     Case(
         "empty section",
         "empty output",
-        "A section of calls opened and closed with none in it: no call; the text around is content.",
+        "A section of calls opened and closed with none in it (an empty list): no call; the text around is content.",
         _empty_section,
-        "formats whose section of calls has an end marker",
+        "formats whose calls are in a section (or a list)",
     ),
 ]
 CASES_BY_NAME = {case.name: case for case in CASES}

@@ -64,13 +64,17 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("integrations._langchain_parsers",),
     ("integrations.langchain",),
     ("integrations", "integrations.*"),
-    # Model output, for inference servers: the events, the formats as data and the marker search; the stream and
-    # the renderers; the facade.
+    # Model output, for inference servers: a response_template (transformers' declarative output format) compiled
+    # into a format's fields; the events, the formats as data and the marker search; the stream and the renderers;
+    # transformers' ResponseParser over the stream; the facade.
+    ("model_output._response_template",),
     ("model_output._events", "model_output._formats", "model_output._markers", "model_output._schemas"),
     # A parameter's text as JSON, by the types the schemas give; the stream's per-piece fast paths, compiled (over the
-    # compiled core's parser, through its .pxd) and in pure Python.
-    ("model_output._values", "model_output._relay", "model_output._relay_pure"),
+    # compiled core's parser, through its .pxd) and in pure Python; the structural tags a server constrains decoding
+    # with, from each format's data.
+    ("model_output._values", "model_output._relay", "model_output._relay_pure", "model_output._structural_tags"),
     ("model_output._stream", "model_output._renderers", "model_output._servers"),
+    ("model_output._response_parser",),
     ("model_output",),
     # The inference servers' adapters (they import vLLM or SGLang: nothing of the package imports them), and the
     # file vLLM's --tool-parser-plugin loads.

@@ -185,6 +185,48 @@ def test_with_state_moves_pending_incomplete_complete(backend: ModuleType) -> No
         assert isinstance(twin.answer, StreamState) and (twin.answer.value or "") in "Yes"
 
 
+class Note(BaseModel):
+    title: str
+    body: Annotated[str, Stream.with_state()]
+
+
+class Notebook(BaseModel):
+    notes: list[Note]
+    pinned: Optional[Note] = None
+    by_tag: dict[str, Note] = {}
+
+
+def test_a_part_that_completes_early_keeps_its_wrappers_until_the_whole_value_does(backend: ModuleType) -> None:
+    text = (
+        '{"notes": [{"title": "a", "body": "x"}, {"title": "b", "body": "yy"}], "pinned": {"title": "p", "body": "q"},'
+        ' "by_tag": {"t": {"title": "c", "body": "z"}}}'
+    )
+    stream = stream_of(backend, Notebook)
+    values = values_of(stream, text)
+    shown = [value for value in values[:-1] if value is not None]
+    notes = [note for value in shown for note in value.notes or []]
+    notes += [value.pinned for value in shown if value.pinned is not None]
+    notes += [note for value in shown for note in (value.by_tag or {}).values()]
+    assert notes and all(isinstance(note, PartialTwin) and isinstance(note.body, StreamState) for note in notes)
+    before_end = values[-2]  # every part complete, the document not yet
+    assert before_end.notes[0].body == StreamState("complete", "x") and before_end.notes[0].title == "a"
+    assert before_end.pinned.body == StreamState("complete", "q") and before_end.by_tag["t"].body.value == "z"
+    final = values[-1]
+    assert type(final) is Notebook and final.notes[0] == Note(title="a", body="x")  # the model, plain values
+    assert stream.finish().value == final
+
+
+def test_a_part_without_state_is_its_validated_model_once_complete(backend: ModuleType) -> None:
+    class Line(BaseModel):
+        text: str
+
+    class Poem(BaseModel):
+        lines: list[Line]
+
+    partial = stream_of(backend, Poem).append('{"lines": [{"text": "a"}, {"text": "b')
+    assert type(partial.lines[0]) is Line and type(partial.lines[1]) is not Line  # validated early: no wrapper to keep
+
+
 def test_a_null_is_told_apart_from_a_field_not_read_without_state(backend: ModuleType) -> None:
     class Plain(BaseModel):
         a: Optional[int] = None

@@ -11,6 +11,11 @@ backend. On every cut:
   union's plain dict its variant);
 - the last value is the validated document.
 
+On every cut too: every partial value before the end keeps its partial types (issue 42): a part whose type holds a
+``with_state`` field anywhere (nested, in list items) stays a twin with its ``StreamState`` wrappers after it
+completes; only the final value is the model. And the values are stable (issue 44): nothing shown later vanishes,
+and a piece that changes nothing shown gives the same object.
+
 With ``coerce=True``: a document that fits the schema streams to the same values with no repair; a document damaged
 in the ways models damage it (a number or boolean as a string, one value for a list, an enum value in another case)
 is read as the undamaged one, with exactly the repairs made named at their places.
@@ -20,6 +25,7 @@ from __future__ import annotations
 
 import enum
 import json
+import typing
 from types import ModuleType
 from typing import Annotated, Any, Literal, Optional, Union
 
@@ -311,6 +317,155 @@ def test_coerce_changes_nothing_that_fits_and_names_every_repair(
     stream, _ = stream_checked(backend, model, data.draw(pieces_of(bad_text)), expected, coerce=True)
     assert sorted(stream.finish().repairs) == sorted(repairs)
     assert sorted(stream.repairs) == sorted(repairs)
+
+
+# --- Shapes and stability ------------------------------------------------------------------------------------------
+
+
+def _holds_state(annotation: Any, seen: Optional[set[Any]] = None) -> bool:
+    """Whether a ``with_state`` field shows somewhere inside a value of ``annotation`` (a ``done`` place shows the
+    validated value: nothing inside it)."""
+    seen = set() if seen is None else seen
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        if annotation in seen:
+            return False
+        seen.add(annotation)
+        for name, field in annotation.model_fields.items():
+            policy = _policy(annotation, name)
+            if policy.with_state or (not policy.done and _holds_state(field.annotation, seen)):
+                return True
+        return False
+    if typing.get_origin(annotation) is Annotated:
+        arguments = typing.get_args(annotation)
+        if any(isinstance(item, StreamPolicy) and item.done for item in arguments[1:]):
+            return False
+        return _holds_state(arguments[0], seen)
+    return any(_holds_state(argument, seen) for argument in typing.get_args(annotation))
+
+
+def assert_partial_types(value: Any, path: tuple[Any, ...] = ()) -> None:
+    """Every ``with_state`` field anywhere in a partial value is a ``StreamState``: no validated model that holds one
+    shows before the end (a ``done`` field's value excepted: it shows validated, as BAML's ``@stream.done``)."""
+    if isinstance(value, PartialTwin):
+        model = type(value).partial_of
+        for name in model.model_fields:
+            policy = _policy(model, name)
+            member = getattr(value, name)
+            if policy.with_state:
+                assert isinstance(member, StreamState), f"{(*path, name)}: {member!r} without its state"
+                member = member.value
+            if not policy.done:
+                assert_partial_types(member, (*path, name))
+    elif isinstance(value, BaseModel):
+        assert not _holds_state(type(value)), f"{path}: the validated {type(value).__name__} before the end"
+    elif type(value) is list:
+        for index, item in enumerate(value):
+            assert_partial_types(item, (*path, index))
+    elif type(value) is dict:
+        for key, member in value.items():
+            assert_partial_types(member, (*path, key))
+
+
+@examples(100)
+@given(spec=models(), data=st.data())
+def test_every_partial_value_keeps_its_partial_types_until_the_end(
+    backend: ModuleType, spec: Any, data: st.DataObject
+) -> None:
+    model, document, _ = spec
+    text = json.dumps(document(data.draw))
+    expected = TypeAdapter(model).validate_json(text)
+    stream = ModelStream(model, parser_class=backend.StreamingJsonParser)
+    for piece in data.draw(pieces_of(text)):
+        value = stream.append(piece)
+        if not stream.is_complete():  # before the end
+            assert_partial_types(value)
+    assert type(value) is model and value == expected  # the end: the model, plain values
+    assert stream.finish().value == expected
+
+
+_SHOWN_RANK = {"pending": 0, "incomplete": 1, "complete": 2}
+
+
+def _same(value: Any, last: Any) -> bool:
+    """Whether two partial values show the same thing: of one type, equal member by member, twins with the same
+    fields read."""
+    if type(value) is not type(last):
+        return False
+    if isinstance(value, PartialTwin):
+        return value.model_fields_set == last.model_fields_set and all(
+            _same(getattr(value, name), getattr(last, name)) for name in type(value).partial_of.model_fields
+        )
+    if isinstance(value, StreamState):
+        return value.state == last.state and _same(value.value, last.value)
+    if type(value) is list:
+        return len(value) == len(last) and all(_same(a, b) for a, b in zip(value, last))
+    if type(value) is dict:
+        return value.keys() == last.keys() and all(_same(value[key], last[key]) for key in value)
+    return bool(value == last)
+
+
+def assert_kept(last: Any, value: Any, placeholder: Any = None, path: tuple[Any, ...] = ()) -> None:
+    """Nothing ``last`` showed vanishes from ``value``: strings only grow, numbers and the like stay, lists and dicts
+    keep their members, twins their fields (a twin may become its model, a plain dict its variant, a wrapper its
+    value at the end), states only move forward."""
+    if isinstance(last, StreamState):
+        if isinstance(value, StreamState):
+            assert _SHOWN_RANK[value.state] >= _SHOWN_RANK[last.state], f"{path}: the state went back"
+            value = value.value
+        last = last.value
+    if last is None or last is placeholder:
+        return
+    assert value is not None, f"{path}: {last!r} vanished"
+    if isinstance(last, (PartialTwin, BaseModel)) or (type(last) is dict and isinstance(value, BaseModel)):
+        model = type(last).partial_of if isinstance(last, PartialTwin) else type(last)
+        names = list(last) if type(last) is dict else list(getattr(model, "model_fields", {}))
+        for name in names:
+            before = last[name] if type(last) is dict else getattr(last, name)
+            policy = _policy(model, name) if hasattr(model, "model_fields") else StreamPolicy()
+            assert_kept(before, getattr(value, name), policy.starts_as, (*path, name))
+    elif type(last) is list:
+        assert type(value) is list and len(value) >= len(last), f"{path}: {last!r} became {value!r}"
+        for index, item in enumerate(last):
+            assert_kept(item, value[index], None, (*path, index))
+    elif type(last) is dict:
+        for key, member in last.items():
+            assert key in value, f"{path}: {key!r} vanished"
+            assert_kept(member, value[key], None, (*path, key))
+    elif type(last) is str:
+        assert type(value) is str and value.startswith(last), f"{path}: {last!r} became {value!r}"
+    else:
+        assert value == last and type(value) is type(last), f"{path}: {last!r} became {value!r}"
+
+
+@examples(100)
+@given(spec=models(), data=st.data())
+def test_shown_values_never_vanish_and_an_unchanged_value_is_the_same_object(
+    backend: ModuleType, spec: Any, data: st.DataObject
+) -> None:
+    model, document, _ = spec
+    text = json.dumps(document(data.draw), ensure_ascii=data.draw(st.booleans()))
+    stream = ModelStream(model, parser_class=backend.StreamingJsonParser)  # the default reading: stable
+    last: Any = None
+    for piece in data.draw(pieces_of(text)):
+        value = stream.append(piece)
+        assert_kept(last, value)
+        if last is not None and _same(value, last):
+            assert value is last, f"a new but equal value after {piece!r}: {value!r}"
+        last = value
+    assert last == TypeAdapter(model).validate_json(text)
+
+
+@pytest.mark.parametrize("text", ['{"f0": [1, 2.5, 33]}', '{"f0": [1.5e3, -0.25]}'])
+def test_numbers_in_pieces_never_flicker(backend: ModuleType, text: str) -> None:
+    model = create_model("Numbers", f0=(list[float], ...))
+    stream = ModelStream(model, parser_class=backend.StreamingJsonParser)
+    last: Any = None
+    for char in text:
+        value = stream.append(char)
+        assert_kept(last, value)
+        if last is not None and _same(value, last):
+            assert value is last, f"a new but equal value after {char!r}: {value!r}"
+        last = value
 
 
 # --- The real corpus -----------------------------------------------------------------------------------------------

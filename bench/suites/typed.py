@@ -41,9 +41,17 @@ Chat Completions chunks, each client reading it as a user's program does:
   function with the same ``@stream`` attribute (and instructor's ``create_partial`` and its parser, without policy);
   the server sends each piece once the client has shown what the last one gave (or after a second).
 
+Instructions, counted by callgrind (stable on a shared machine, where wall times move by 2x): ``--instructions``
+counts ``ModelStream(type_).append(piece)`` per piece and ``finish()`` on the compiled and the pure backend, each in a
+process of its own after an uncounted run on a tenth of the pieces; with ``--baseline DIR`` (a checkout of an earlier
+commit with its extensions built) the same readers of that checkout are counted in the same run, side by side. Its
+cases: ``W`` and ``R`` as above, and ``RS``, ``R``'s records read as a model whose ``name`` is
+``Stream.with_state()`` (a completed record shown in its partial type until the list completes).
+
     python -m bench typed [--quick] [--repeats N] [--cap SECONDS] [--only W2,W,W100,R,R8] [--clock wall|cpu]
     python -m bench typed --streamed [--quick] [--repeats N] [--cap SECONDS]
     python -m bench typed --shows
+    python -m bench typed --instructions [--quick] [--only W,R,RS] [--baseline DIR]
 """
 
 from __future__ import annotations
@@ -120,11 +128,20 @@ def write_call(kilobytes: int, key: str, scale: float) -> Case:
     return Case(key, f"write-file call, {len(call.text) // 1000} KB", WriteFile, call.text, call.pieces)
 
 
-def records(count: int, key: str) -> Case:
+def records(count: int, key: str, model: Any = Record) -> Case:
     rng = random.Random(11)
     text = json.dumps([record(index, rng) for index in range(count)], ensure_ascii=False)
-    title = f"list[Record], {count:,} records, {len(text) // 1000} KB"
-    return Case(key, title, list[Record], text, workloads.token_pieces(text, 12))
+    title = f"list[{model.__name__}], {count:,} records, {len(text) // 1000} KB"
+    return Case(key, title, list[model], text, workloads.token_pieces(text, 12))  # type: ignore[valid-type]
+
+
+def stateful_record(stream: Any) -> Any:
+    """``Record`` with its ``name`` wrapped in its stream state, by the ``Stream`` of the checkout counted."""
+
+    class StatefulRecord(Record):
+        name: Annotated[str, stream.with_state()]  # type: ignore[valid-type]
+
+    return StatefulRecord
 
 
 def typed(parser_module: str) -> harness.Runner:
@@ -365,6 +382,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--clock", choices=harness.CLOCKS, default="wall", help="wall time (default) or CPU time")
     parser.add_argument("--shows", action="store_true", help="what each shows per piece, streamed for real")
     parser.add_argument("--streamed", action="store_true", help="CPU per piece of each client, streamed for real")
+    parser.add_argument("--instructions", action="store_true", help="ModelStream's instructions a piece (callgrind)")
+    parser.add_argument("--baseline", help="with --instructions: a built checkout of an earlier commit, counted too")
+    parser.add_argument("--child", nargs=5, help=argparse.SUPPRESS)
 
 
 # --- Streamed for real: a replayed OpenAI-compatible server ---------------------------------------------------------
@@ -732,8 +752,110 @@ def streamed_cpu(sizes: list[int], rounds: int, cap: float) -> str:
     return harness.table(headers, rows, markdown=True)
 
 
+# --- Instructions (callgrind) ---------------------------------------------------------------------------------------
+
+COUNTED_BACKENDS = {"compiled": "_core", "pure": "_pure"}
+
+
+def counted_case(key: str, scale: float, stream: Any) -> Case:
+    if key == "W":
+        return write_call(20, "W", scale)
+    if key == "R":
+        return records(int(2000 * scale), "R")
+    return records(int(2000 * scale), "RS", stateful_record(stream))
+
+
+def count_reader(backend: str, key: str, scale: float, marker: str, checkout: str) -> None:
+    """In the child under callgrind: ``ModelStream`` of ``checkout`` (``-``: this one) on the case, once uncounted on
+    a tenth of its pieces, then counted."""
+    import ctypes
+    import gc
+
+    if checkout != "-":
+        from bench.suites.core import use_checkout
+
+        use_checkout(checkout)
+    layer = import_module("streaming_json.pydantic")
+    parser_class = import_module(f"streaming_json.{COUNTED_BACKENDS[backend]}").StreamingJsonParser
+    case = counted_case(key, scale, layer.Stream)
+
+    def read(pieces: list[str]) -> Any:
+        stream = layer.ModelStream(case.type_, parser_class=parser_class)
+        for piece in pieces:
+            stream.append(piece)
+        return stream.finish().value
+
+    read(case.pieces[: max(1, len(case.pieces) // 10)])
+    collect = ctypes.CDLL(marker)
+    gc.collect()
+    collect.start()
+    value = read(case.pieces)
+    collect.stop()
+    assert value == case.expected, "the counted reader's value is not the document's"
+    print(json.dumps({"pieces": len(case.pieces), "chars": len(case.text), "title": case.title}))
+
+
+def instructions(session: harness.Session) -> int:
+    import os
+    import shutil
+    import sys
+    import tempfile
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bench.suites.instructions import build_marker, count_child
+
+    args = session.args
+    missing = [tool for tool in ("valgrind", "gcc") if shutil.which(tool) is None]
+    if missing:
+        print(f"--instructions needs {' and '.join(missing)}", file=sys.stderr)
+        return 2
+    scale = 0.1 if args.quick else 1.0
+    keys = [k.strip() for k in args.only.split(",")] if args.only else ["W", "R", "RS"]
+    checkouts = {"this": "-"}
+    if args.baseline:
+        checkouts = {"baseline": os.path.abspath(args.baseline), **checkouts}
+    todo = [(which, backend, key) for key in keys for backend in COUNTED_BACKENDS for which in checkouts]
+    with tempfile.TemporaryDirectory() as folder:
+        marker = build_marker(folder)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            futures = {
+                job: pool.submit(
+                    count_child,
+                    ["typed", "--child", job[1], job[2], str(scale), marker, checkouts[job[0]]],
+                    "-".join(job),
+                    folder,
+                )
+                for job in todo
+            }
+            counted = {job: future.result() for job, future in futures.items()}
+    print(harness.environment_line(session.env))
+    print("ModelStream: instructions a piece (append per piece, then finish()), callgrind, the collector on")
+    rows = []
+    for key in keys:
+        for backend in COUNTED_BACKENDS:
+            cells = []
+            for which in checkouts:
+                total, found = counted[which, backend, key]
+                cells.append(f"{total / found['pieces']:,.0f}")
+            if "baseline" in checkouts:
+                ratio = counted["this", backend, key][0] / counted["baseline", backend, key][0]
+                cells.append(f"{ratio:.3f}x")
+            found = counted["this", backend, key][1]
+            rows.append([f"{key} {found['title']}", f"{found['pieces']:,}", backend, *cells])
+    headers = ["case", "pieces", "backend", *checkouts] + (["this / baseline"] if "baseline" in checkouts else [])
+    print(session.table(headers, rows))
+    session.raw.update({"-".join(job): {"instructions": total, **found} for job, (total, found) in counted.items()})
+    return 0
+
+
 def run(session: harness.Session) -> int:
     args = session.args
+    if args.child:
+        backend, key, scale, marker, checkout = args.child
+        count_reader(backend, key, float(scale), marker, checkout)
+        return 0
+    if args.instructions:
+        return instructions(session)
     if args.shows:
         print(shows())
         return 0

@@ -25,6 +25,8 @@ from __future__ import annotations
 from ._events import ArgumentsDelta, ContentDelta, ModelOutputEvent, ReasoningDelta, ToolCallEnd, ToolCallStart
 from ._formats import FORMATS, ChannelSyntax, LiteralSyntax, ParameterSyntax, ToolCallFormat
 from ._renderers import AnthropicMessagesEvents, OpenAIResponsesEvents, openai_chat_deltas
+from ._response_parser import ResponseParser, parse_response
+from ._response_template import ResponseTemplate, compile_response_template, read_response_template
 from ._stream import ModelOutputStream
 
 __all__ = [
@@ -33,6 +35,11 @@ __all__ = [
     "ParameterSyntax",
     "LiteralSyntax",
     "ChannelSyntax",
+    "ResponseTemplate",
+    "ResponseParser",
+    "parse_response",
+    "compile_response_template",
+    "read_response_template",
     "FORMATS",
     "ModelOutputEvent",
     "ContentDelta",

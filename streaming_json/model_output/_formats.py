@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, Optional
 
+from ._response_template import compile_response_template
+
 __all__ = ["ToolCallFormat", "ParameterSyntax", "LiteralSyntax", "ChannelSyntax", "FORMATS"]
 
 PAYLOADS = ("call", "arguments", "parameters", "literal")
@@ -57,6 +59,9 @@ class ParameterSyntax:
     trim: str = ""
     """A character the value sheds once at each end (Qwen3's template writes the value between two newlines:
     ``"\\n"``); the value's text is otherwise kept as written."""
+    strip: bool = False
+    """Whether the value sheds every blank at each end (a ``response_template``'s ``\\s*(?P<value>.*?)\\s*``,
+    transformers' Qwen 3.5 template); blanks at the end of a streamed value are held back until text follows."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +225,19 @@ class ToolCallFormat:
             markers += [self.literal.separator, self.literal.end, *self.literal.quotes]
         if any(marker == "" for marker in markers):
             raise ValueError("a marker is not empty")
+
+    @classmethod
+    def from_response_template(cls, template: Any, name: str = "response_template") -> ToolCallFormat:
+        """The format a checkpoint's ``response_template`` describes (transformers' declarative output format): a
+        dict, a tokenizer carrying one, or a ``tokenizer_config.json`` path. ``ValueError`` names the field and the
+        feature the engine cannot stream (``compile_response_template`` gives the rest the template says: the message's
+        fields, its ``start_anchor``)."""
+        fields = dict(compile_response_template(template, name).format_fields)
+        if fields.get("parameters") is not None:
+            fields["parameters"] = ParameterSyntax(**fields["parameters"])
+        if fields.get("literal") is not None:
+            fields["literal"] = LiteralSyntax(**fields["literal"])
+        return cls(**fields)
 
 
 _DEEPSEEK = {

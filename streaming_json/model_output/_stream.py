@@ -293,6 +293,7 @@ class ModelOutputStream(_FeedSlot):
         self._value_mode = _DISCARD
         self._value_parts: list[str] = []
         self._value_trim = ""
+        self._value_strip = False  # the value sheds every blank at each end (those at its end: the relay's strip_held)
         self._value_started = False
         self._quote = ""  # the quote that closes the literal string being read
         self._scan_depth = 0  # in a literal's nested value: how deep, and the quote of the string it is in
@@ -357,8 +358,8 @@ class ModelOutputStream(_FeedSlot):
                 trim = ""
             else:
                 stops, trim = "", ""
-            if stops and len(stops) <= 2 and (self._value_started or not trim):
-                relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index)
+            if stops and len(stops) <= 2 and (self._value_started or not (trim or self._value_strip)):
+                relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index, self._value_strip)
             else:
                 relay.off()
         elif self._read_place is self._read_content and self._content_started:
@@ -397,6 +398,8 @@ class ModelOutputStream(_FeedSlot):
             self._end_open_call("the model's output ended inside them")
         elif held and place == self._read_reasoning:
             self._emit_reasoning(held)
+        elif place == self._read_section and not self._section_opener and not held.strip(self._markers.between_calls):
+            pass  # blanks after a section's last call, its end marker left out: what closes calls, no content
         elif (place == self._read_content or place == self._read_section) and (held or self._section_opener):
             self._emit_content(self._section_opener + held)
         # Otherwise (after a call's JSON) what is held began an end marker: nothing to say.
@@ -909,6 +912,7 @@ class ModelOutputStream(_FeedSlot):
         self._value_parts = []
         self._value_started = False
         self._relay.trim_held = False
+        self._relay.strip_held = ""
         self._value_mode = _DISCARD
         if call is None:
             return
@@ -935,6 +939,16 @@ class ModelOutputStream(_FeedSlot):
             return
         mode = self._value_mode
         if mode is _STREAM:
+            if self._value_strip:  # blanks at the start shed, at the end held back until text follows them
+                if not self._value_started:
+                    text = text.lstrip()
+                    if not text:
+                        return
+                kept = text.rstrip()
+                if not kept:
+                    self._relay.strip_held += text
+                    return
+                text, self._relay.strip_held = self._relay.strip_held + kept, text[len(kept) :]
             trim = self._value_trim
             if trim:
                 if not self._value_started:
@@ -964,6 +978,8 @@ class ModelOutputStream(_FeedSlot):
             return
         text = "".join(self._value_parts)
         self._value_parts = []
+        if self._value_strip:
+            text = text.strip()
         trim = self._value_trim
         if trim and mode is _TYPED:
             if text[:1] == trim:
@@ -1088,6 +1104,7 @@ class ModelOutputStream(_FeedSlot):
                 types = self._value_types
                 mode = _STREAM if types is None or types == STRING else _TYPED
             self._value_trim = parameters.trim if mode is not _JSON else ""
+            self._value_strip = parameters.strip and mode is not _JSON
             self._set_value_mode(mode)
         self._read_place = self._read_before_value if parameters.value_begin else self._read_value
         return found + len(marker)

@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional
 from pydantic import ConfigDict
 
 from .._shared import ABSENT, Key
-from ._nodes import IGNORE, Build, Errors, Frame, Node, Opaque, Outcome
+from ._nodes import IGNORE, Build, Errors, Frame, Kept, Node, Opaque, Outcome
 
 _MAKERS: dict[Any, Callable[[list[Any]], Any]] = {
     tuple: tuple,
@@ -75,20 +75,29 @@ class SequenceNode(Node):
     def takes_container(self, is_list: bool) -> bool:
         return is_list
 
+    def inner_places(self) -> tuple[Node, ...]:
+        return (self.item,) if self.item is not None else self.items
+
     def init(self, frame: Frame) -> None:
         frame.values = []
         frame.subst = None
 
     def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         frame.raws.append(raw)
+        checked = value
+        if type(value) is Kept:  # shown in its partial type; the list's validation takes the validated value
+            checked = value.value
+            value = value.shown
         if value is ABSENT:  # nothing valid to show (an item shown only once valid, or held back)
             value = None
         if value is not None or not self.leave_out:
+            if checked is not value:
+                frame.keep(len(frame.values), checked)
             frame.values.append(value)
         if not ok:
             frame.bad += 1
         if not self.plain and node.passthrough and ok and (type(raw) is dict or type(raw) is list):
-            frame.substitute(len(frame.raws) - 1, value, True)
+            frame.substitute(len(frame.raws) - 1, checked, True)
         return None
 
     def _shape(self, items: list[Any]) -> Any:
@@ -107,6 +116,11 @@ class SequenceNode(Node):
 
     def finalize(self, frame: Frame, raw: Any) -> Outcome:
         if self.plain and not frame.bad:
+            if frame.kept:  # items shown in their partial type: the list of them shows, the validated one is the value
+                checked = frame.values.copy()
+                for index, item in frame.kept.items():
+                    checked[index] = item
+                return Kept(self._shape(frame.values), self._shape(checked)), True, None
             return self._shape(frame.values), True, None
         value = raw
         if frame.subst:
@@ -115,8 +129,15 @@ class SequenceNode(Node):
                 value[index] = item
         value, ok, error = self.validate(value, raw)
         if ok:
+            if frame.kept:
+                return Kept(self.complete_form(frame, value), value), True, None
             return value, True, None
         return self._shape(frame.values.copy()), False, error
+
+    def complete_form(self, frame: Frame, checked: Any) -> Any:
+        """The partial form of a completed, valid sequence: its items as shown (those with state in their partial
+        type)."""
+        return self._shape(frame.values.copy())
 
 
 class MappingNode(Node):
@@ -151,6 +172,9 @@ class MappingNode(Node):
     def takes_container(self, is_list: bool) -> bool:
         return True  # any container: a list goes to for_container, which shows it whole once complete
 
+    def inner_places(self) -> tuple[Node, ...]:
+        return (self.value,)
+
     def init(self, frame: Frame) -> None:
         frame.values = {}
         frame.subst = None
@@ -165,11 +189,19 @@ class MappingNode(Node):
                 return None
         if not ok:
             frame.bad += 1
+        checked = value
+        if type(value) is Kept:  # shown in its partial type; the dict's validation takes the validated value
+            checked = value.value
+            value = value.shown
+        if checked is not value:
+            frame.keep(key, checked)
+        elif frame.kept is not None:
+            frame.kept.pop(key, None)  # a repeated key replaced a member kept in its partial type
         if value is ABSENT or (value is None and self.leave_out):  # nothing valid to show: the key is left out
             frame.values.pop(key, None)
         else:
             frame.values[key] = value
-        frame.substitute(slot, value, node.passthrough and ok and (type(raw) is dict or type(raw) is list))
+        frame.substitute(slot, checked, node.passthrough and ok and (type(raw) is dict or type(raw) is list))
         return None
 
     def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
@@ -183,6 +215,10 @@ class MappingNode(Node):
 
     def finalize(self, frame: Frame, raw: Any) -> Outcome:
         if self.plain and not frame.bad:
+            if frame.kept:  # values shown in their partial type: the dict of them shows, the validated one is the value
+                checked = frame.values.copy()
+                checked.update(frame.kept)
+                return Kept(frame.values, checked), True, None
             return frame.values, True, None
         value = raw
         if frame.subst:
@@ -190,5 +226,12 @@ class MappingNode(Node):
             value.update(frame.subst)
         value, ok, error = self.validate(value, raw)
         if ok:
+            if frame.kept:
+                return Kept(self.complete_form(frame, value), value), True, None
             return value, True, None
         return frame.values.copy(), False, error
+
+    def complete_form(self, frame: Frame, checked: Any) -> Any:
+        """The partial form of a completed, valid dict: its values as shown (those with state in their partial
+        type)."""
+        return frame.values.copy()

@@ -8,6 +8,10 @@
 - what a completed container is (``finalize``): validated once, reusing validated children where that cannot change
   what validation sees.
 
+A completed container whose type holds a ``Stream.with_state()`` place keeps its partial type in the partial values
+(``Kept``: its shown form, every state complete, and its validated value for its parent's validation and the final
+result), so that the wrappers never vanish from a place until the whole value completes.
+
 Frames hold an open container's completed members; the stream keeps one per open container on the open path. This
 module has the base node, the nodes of scalars and of ``Any``, and what every node family shares; the families of
 containers build on it, each in a module of its own: ``_objects`` (models, dataclasses, typed dicts, root models),
@@ -23,7 +27,7 @@ from typing import Any, Optional, Protocol
 from pydantic import ConfigDict, TypeAdapter
 from pydantic.errors import PydanticUserError
 
-from .._shared import ABSENT, Key
+from .._shared import ABSENT, MISSING, Key
 from ._annotations import NONE_TYPE, is_enum, is_literal
 
 Outcome = tuple[Any, bool, Optional[BaseException]]  # (what to show, valid, the error)
@@ -58,6 +62,23 @@ _TRANSFORMING_CONFIG = (
 )
 
 
+class Kept:
+    """A completed container whose type holds a ``Stream.with_state()`` place, which partial values show in its
+    partial type until the whole value completes (BAML's partial types): ``shown``, its partial form with every
+    state complete; ``value``, its validated value, which its parent's validation and the final result take."""
+
+    __slots__ = ("shown", "value")
+
+    def __init__(self, shown: Any, value: Any) -> None:
+        self.shown = shown
+        self.value = value
+
+
+def validated(value: Any) -> Any:
+    """The validated value of what a completion gave (a ``Kept`` or the value itself)."""
+    return value.value if type(value) is Kept else value
+
+
 def _config_transforms(config: Optional[ConfigDict]) -> bool:
     if not config:
         return False
@@ -76,7 +97,23 @@ def _validator_for(annotation: Any, config: Optional[ConfigDict]) -> Any:
 class Frame:
     """An open container on the open path: its completed members and what its node keeps to show it quickly."""
 
-    __slots__ = ("path", "node", "raws", "values", "fields_set", "extra", "subst", "failed", "bad", "partial_errors")
+    __slots__ = (
+        "path",
+        "node",
+        "raws",
+        "values",
+        "fields_set",
+        "extra",
+        "subst",
+        "kept",
+        "failed",
+        "bad",
+        "partial_errors",
+        "shown",
+        "shown_slot",
+        "shown_member",
+        "changed",
+    )
 
     def __init__(self, path: tuple[Key, ...], node: Node, is_list: bool) -> None:
         self.path = path
@@ -89,9 +126,23 @@ class Frame:
         self.fields_set: Any = None
         self.extra: Any = None
         self.subst: Any = None
+        # The validated values of members kept in their partial type (``Kept``), by where the node shows them.
+        self.kept: Optional[dict[Any, Any]] = None
         # What validators that asked for partial values raised on the last partial value (``Stream.partial_values``).
         self.partial_errors: Optional[list[tuple[Any, BaseException]]] = None
+        # The stream's last partial value of this container, built with ``shown_member`` open at ``shown_slot``
+        # (``MISSING``: none yet); ``changed``: a member completed since, so it is built again.
+        self.shown: Any = MISSING
+        self.shown_slot: Any = None
+        self.shown_member: Any = ABSENT
+        self.changed = False
         node.init(self)
+
+    def keep(self, where: Any, value: Any) -> None:
+        """Record the validated value of a member shown in its partial type (``Kept``) at ``where``."""
+        if self.kept is None:
+            self.kept = {}
+        self.kept[where] = value
 
     def substitute(self, slot: Key, value: Any, stands_in: bool) -> None:
         """Keep ``value``, a member's validated value, to stand in for its raw value in this container's input to
@@ -121,6 +172,7 @@ class Node:
         "is_container",
         "policy",
         "_validator",
+        "_holds_state",
     )
 
     def __init__(self, annotation: Any, config: Optional[ConfigDict], metadata: tuple[Any, ...] = ()) -> None:
@@ -136,6 +188,7 @@ class Node:
         # places validate the JSON text of the value instead.
         self.json_mode = bool(config and config.get("strict")) or any(getattr(m, "strict", None) for m in metadata)
         self._validator: Any = None
+        self._holds_state: Optional[bool] = None
 
     # --- Validation ---
 
@@ -190,7 +243,10 @@ class Node:
         return False
 
     def complete_container(self, raw: Any) -> Outcome:
-        """A completed container that has no frame (it arrived whole): validated from its plain value."""
+        """A completed container that has no frame (it arrived whole): validated from its plain value (read member by
+        member where its type holds a ``Stream.with_state()`` place, to show it in its partial type)."""
+        if self.is_container and self.holds_state:
+            return self.finalize(self.frame_of(raw), raw)
         value, ok, error = self.validate(raw, raw)
         if ok:
             return value, True, None
@@ -200,6 +256,10 @@ class Node:
         """What a completed, invalid container shows: its partial value, built from its members."""
         if not self.is_container:
             return None
+        return self.closed_partial(self.frame_of(raw))
+
+    def frame_of(self, raw: Any) -> Frame:
+        """A frame holding the members of the completed container ``raw``, each completed at its place."""
         frame = Frame((), self, type(raw) is list)
         members = enumerate(raw) if type(raw) is list else raw.items()
         for slot, member in members:
@@ -209,7 +269,41 @@ class Node:
             else:
                 value, ok, _ = node.complete_scalar(member)
             self.add(frame, slot, member, value, ok, node)
+        return frame
+
+    def complete_form(self, frame: Frame, checked: Any) -> Any:
+        """The partial form of a completed, valid container whose type holds a ``Stream.with_state()`` place
+        (``checked``: its validated value): an object's validated values in its twin, the members kept in their
+        partial type as shown, every state complete (``ABSENT`` where ``not_null`` holds it back)."""
+        raise NotImplementedError(type(self).__name__)
+
+    def closed_partial(self, frame: Frame) -> Any:
+        """The partial value of a completed container that failed validation."""
         return self.partial(frame, None, ABSENT)
+
+    # --- Shapes ---
+
+    def own_state(self) -> bool:
+        """Whether this place's own members have ``Stream.with_state()``."""
+        return False
+
+    def shows_instance(self, value: Any) -> bool:
+        """Whether ``value``, a union's validated value, is an instance of the class this node shows (so that the
+        union's member shows it)."""
+        return False
+
+    def inner_places(self) -> tuple[Node, ...]:
+        """The nodes of the places inside this one that show while it streams (for ``holds_state``)."""
+        return ()
+
+    @property
+    def holds_state(self) -> bool:
+        """Whether a ``Stream.with_state()`` place shows somewhere inside this one while it streams: then a completed
+        value here keeps its partial type (``Kept``) until the whole value completes."""
+        found = self._holds_state
+        if found is None:
+            found = self._holds_state = _reaches_state(self)
+        return found
 
     def init(self, frame: Frame) -> None:
         pass
@@ -236,6 +330,21 @@ class Node:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.annotation!r})"
+
+
+def _reaches_state(node: Node) -> bool:
+    """Whether a place with ``Stream.with_state()`` is reachable from ``node`` (a recursive type's places once)."""
+    seen: set[int] = set()
+    stack = [node]
+    while stack:
+        found = stack.pop()
+        if id(found) in seen:
+            continue
+        seen.add(id(found))
+        if found.own_state():
+            return True
+        stack.extend(found.inner_places())
+    return False
 
 
 class _Ignore(Node):

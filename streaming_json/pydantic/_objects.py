@@ -15,7 +15,7 @@ from pydantic.fields import FieldInfo
 
 from .._shared import ABSENT, Key
 from ._annotations import REQUIRED_ORIGINS, unwrap, with_metadata
-from ._nodes import ANY, IGNORE, Build, Errors, Frame, Node, Opaque, Outcome
+from ._nodes import ANY, IGNORE, Build, Errors, Frame, Kept, Node, Opaque, Outcome
 from ._policies import PartialInfo, State, StreamState, field_policy, partial_validators
 from ._twins import construct_dataclass, construct_model, partial_twin
 
@@ -142,6 +142,12 @@ class ObjectNode(Node):
     def json_keys(self, name: Key) -> tuple[Key, ...]:
         return self.fields.name_to_keys.get(name, (name,))  # type: ignore[arg-type]
 
+    def own_state(self) -> bool:
+        return bool(self.fields.states)
+
+    def inner_places(self) -> tuple[Node, ...]:
+        return tuple(self.fields.node(keys[0]) for keys in self.fields.name_to_keys.values() if keys)
+
     def init(self, frame: Frame) -> None:
         frame.values = {} if self.defaults is None else self.defaults.copy()
         frame.fields_set = set()
@@ -151,12 +157,20 @@ class ObjectNode(Node):
         if not ok:
             frame.bad += 1
         name = self.fields.key_to_name.get(slot)  # type: ignore[arg-type]
+        checked = value
+        if type(value) is Kept:  # shown in its partial type; its parent's validation takes the validated value
+            checked = value.value
+            value = value.shown
         if name is None:
             if self.fields.extra_allowed:
                 if frame.extra is None:
                     frame.extra = {}
                 frame.extra[slot] = value
             return None
+        if checked is not value:
+            frame.keep(name, checked)
+        elif frame.kept is not None:
+            frame.kept.pop(name, None)  # a repeated key replaced a member kept in its partial type
         if value is ABSENT or (value is None and not ok):  # nothing valid to show: as if not read
             self._unset(frame.values, frame.fields_set, name)
         else:
@@ -165,7 +179,7 @@ class ObjectNode(Node):
         # A valid model (or list of them) goes into the parent's input as it is: pydantic passes an instance
         # through, so it is neither validated again nor copied.
         passes = ok and node.passthrough and (type(raw) is dict or type(raw) is list)
-        frame.substitute(slot, value, passes and name not in self.fields.no_subst)
+        frame.substitute(slot, checked, passes and name not in self.fields.no_subst)
         return None
 
     def _unset(self, values: dict[str, Any], fields_set: set[str], name: str) -> None:
@@ -175,10 +189,10 @@ class ObjectNode(Node):
             values.pop(name, None)
         fields_set.discard(name)
 
-    def _with_policies(self, frame: Frame, values: dict[str, Any], slot: Optional[Key]) -> bool:
+    def _with_policies(self, frame: Frame, values: dict[str, Any], slot: Optional[Key], closed: bool = False) -> bool:
         """Apply the fields' policies to the values a partial value shows: False where a ``not_null`` field has no
         value yet (the object is held back); validators that asked for partial values run on them; fields with
-        state are wrapped in ``StreamState``."""
+        state are wrapped in ``StreamState`` (every one complete in a ``closed`` object)."""
         fields = self.fields
         for name in fields.not_null:
             if values.get(name) is None:
@@ -190,7 +204,9 @@ class ObjectNode(Node):
             raws = frame.raws
             for name in fields.states:
                 state: State
-                if name == open_name:
+                if closed:
+                    state = "complete"
+                elif name == open_name:
                     state = "incomplete"
                 elif any(key in raws for key in fields.name_to_keys[name]):
                     state = "complete"
@@ -260,8 +276,29 @@ class ObjectNode(Node):
     def finalize(self, frame: Frame, raw: Any) -> Outcome:
         value, ok, error = self.validate(self._input(frame, raw), raw)
         if ok:
+            if self.holds_state:
+                return Kept(self.complete_form(frame, value), value), True, None
             return value, True, None
-        return self.partial(frame, None, ABSENT), False, error
+        return self.closed_partial(frame), False, error
+
+    def closed_partial(self, frame: Frame) -> Any:
+        return self.partial(frame, None, ABSENT, closed=True)
+
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any, closed: bool = False) -> Any:
+        raise NotImplementedError
+
+    def _complete_values(self, frame: Frame, values: dict[str, Any]) -> Optional[dict[str, Any]]:
+        """``values`` (the validated fields) with the kept members' partial forms and the states, all complete; None
+        where a ``not_null`` field is None (the object is held back, as while it streamed)."""
+        if frame.kept:
+            for name in frame.kept:
+                values[name] = frame.values.get(name)
+        for name in self.fields.not_null:
+            if values.get(name) is None:
+                return None
+        for name in self.fields.states:
+            values[name] = StreamState("complete", values.get(name))
+        return values
 
 
 class ModelNode(ObjectNode):
@@ -277,14 +314,24 @@ class ModelNode(ObjectNode):
         if not metadata:  # the model's own validator: no adapter to build
             self._validator = cls.__pydantic_validator__
 
-    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any, closed: bool = False) -> Any:
         values, fields_set, extra = self._open_values(frame, slot, value)
-        if self.policies and not self._with_policies(frame, values, slot):
+        if self.policies and not self._with_policies(frame, values, slot, closed):
             return ABSENT
         if extra is not None or self.fields.extra_allowed:
             extra = dict(extra or ())
         twin = construct_model(self.twin, values, fields_set, extra)
         return self._check_partial_model(frame, twin) if self.fields.model_checks else twin
+
+    def shows_instance(self, value: Any) -> bool:
+        return type(value) is self.fields.owner
+
+    def complete_form(self, frame: Frame, checked: Any) -> Any:
+        values = self._complete_values(frame, {name: getattr(checked, name) for name in self.defaults})  # type: ignore[union-attr]
+        if values is None:
+            return ABSENT
+        extra = checked.__pydantic_extra__
+        return construct_model(self.twin, values, set(checked.model_fields_set), None if extra is None else dict(extra))
 
 
 class DataclassNode(ObjectNode):
@@ -303,11 +350,18 @@ class DataclassNode(ObjectNode):
     def _input(self, frame: Frame, raw: Any) -> Any:
         return raw  # pydantic re-reads a dataclass instance's fields: no gain in passing one
 
-    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any, closed: bool = False) -> Any:
         values, _, _ = self._open_values(frame, slot, value)
-        if self.policies and not self._with_policies(frame, values, slot):
+        if self.policies and not self._with_policies(frame, values, slot, closed):
             return ABSENT
         return construct_dataclass(self.twin, values)
+
+    def shows_instance(self, value: Any) -> bool:
+        return type(value) is self.fields.owner
+
+    def complete_form(self, frame: Frame, checked: Any) -> Any:
+        values = self._complete_values(frame, {name: getattr(checked, name) for name in self.defaults})  # type: ignore[union-attr]
+        return ABSENT if values is None else construct_dataclass(self.twin, values)
 
 
 class TypedDictNode(ObjectNode):
@@ -322,13 +376,17 @@ class TypedDictNode(ObjectNode):
         extra = (merged or {}).get("extra") == "allow"
         super().__init__(annotation, merged, metadata, _Fields(cls, merged, fields, frozenset(), extra, build))
 
-    def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
+    def partial(self, frame: Frame, slot: Optional[Key], value: Any, closed: bool = False) -> Any:
         values, _, extra = self._open_values(frame, slot, value)
-        if self.policies and not self._with_policies(frame, values, slot):
+        if self.policies and not self._with_policies(frame, values, slot, closed):
             return ABSENT
         if extra:
             values.update(extra)
         return values
+
+    def complete_form(self, frame: Frame, checked: Any) -> Any:
+        values = self._complete_values(frame, dict(checked))
+        return ABSENT if values is None else values
 
 
 class RootModelNode(Node):
@@ -367,6 +425,9 @@ class RootModelNode(Node):
     def takes_container(self, is_list: bool) -> bool:
         return is_list and self.inner.takes_container(is_list)
 
+    def inner_places(self) -> tuple[Node, ...]:
+        return (self.inner,)
+
 
 class _RootContainer(Node):
     """A root model whose root is an open container of the inner node's kind."""
@@ -392,16 +453,26 @@ class _RootContainer(Node):
     def add(self, frame: Frame, slot: Key, raw: Any, value: Any, ok: bool, node: Node) -> Errors:
         return self.inner.add(frame, slot, raw, value, ok, node)
 
+    def inner_places(self) -> tuple[Node, ...]:
+        return (self.inner,)
+
     def partial(self, frame: Frame, slot: Optional[Key], value: Any) -> Any:
         return self.outer._wrap(self.inner.partial(frame, slot, value))
+
+    def closed_partial(self, frame: Frame) -> Any:
+        return self.outer._wrap(self.inner.closed_partial(frame))
 
     def finalize(self, frame: Frame, raw: Any) -> Outcome:
         value, ok, error = self.validate(raw, raw)
         if ok:
+            if self.holds_state:
+                return Kept(self.outer._wrap(self.inner.complete_form(frame, value.root)), value), True, None
             return value, True, None
-        return self.partial(frame, None, ABSENT), False, error
+        return self.closed_partial(frame), False, error
 
     def complete_container(self, raw: Any) -> Outcome:
+        if self.holds_state:
+            return self.finalize(self.frame_of(raw), raw)
         value, ok, error = self.validate(raw, raw)
         if ok:
             return value, True, None

@@ -20,7 +20,7 @@ from .._backend import StreamingJsonParser
 from .._repair import repair_json
 from .._shared import ABSENT, MISSING, REPORT_DEPTH_LIMIT, Key, Path, Piece, continuation
 from ._coerce import Repairs, align, read_text
-from ._nodes import Done, Frame, Node, Opaque, dumps
+from ._nodes import Done, Frame, Node, Opaque, dumps, validated
 from ._plan import adapter, plan
 from ._result import ModelResult
 
@@ -292,7 +292,7 @@ class ModelStream(Generic[T]):
         if fixed is raw:
             return outcome
         if type(raw) in _CONTAINERS:
-            repaired = node.validate(fixed, fixed)
+            repaired = node.complete_container(fixed)
             if not repaired[1]:
                 return outcome
         else:
@@ -355,9 +355,10 @@ class ModelStream(Generic[T]):
             reported = error is not None and parent is None
             if reported:
                 self.errors.append((path, error))  # type: ignore[arg-type]
-        if parent is None:
+        if parent is None:  # the whole value: the validated one, never a partial type
             self._done = True
             self._root_raw = raw
+            value = validated(value)
             self._value = None if value is ABSENT else value
             return
         if reported:
@@ -365,8 +366,9 @@ class ModelStream(Generic[T]):
         if self._open_member is not None and self._open_member[0] is parent and self._open_member[1] == path[-1]:
             self._open_member = None  # the open value of the last walk completed
         more = parent.node.add(parent, path[-1], raw, value, ok, node)
+        parent.changed = True
         if coerced:  # the repaired value, not the text's, goes into the parent's validation
-            parent.substitute(path[-1], value, True)
+            parent.substitute(path[-1], validated(value), True)
         if more:  # a discriminated union re-read its members as its variant's
             for slot, member_error in more:
                 self.errors.append((parent.path + (slot,), member_error))
@@ -397,6 +399,8 @@ class ModelStream(Generic[T]):
             value = self._open(0, self._root, snapshot, ())
         else:
             value = self._root.open_scalar(snapshot)
+            if _unchanged(value, self._value):  # an open root string the piece did not change
+                return self._value
         return None if value is ABSENT else value
 
     def _open(self, depth: int, node: Node, raw: Any, path: Path) -> Any:
@@ -425,7 +429,7 @@ class ModelStream(Generic[T]):
         if slot is None:
             del frames[depth + 1 :]
             self._open_member = None
-            return node.partial(frame, None, ABSENT)
+            return _partial(frame, None, ABSENT)
         member = raw[slot]
         child = node.child(slot)
         if type(member) in _CONTAINERS and depth + 1 < REPORT_DEPTH_LIMIT:
@@ -434,7 +438,7 @@ class ModelStream(Generic[T]):
             del frames[depth + 1 :]
             value = ABSENT if type(member) in _CONTAINERS else child.open_scalar(member)
             self._open_member = (frame, slot, value)
-        return node.partial(frame, slot, value)
+        return _partial(frame, slot, value)
 
     def _rebuild(self) -> Any:
         """The partial value from the frames and the open value of the last walk, where the text completed values
@@ -447,9 +451,58 @@ class ModelStream(Generic[T]):
         if self._open_member is not None and self._open_member[0] is frames[-1]:
             _, slot, value = self._open_member
         for frame in reversed(frames):
-            value = frame.node.partial(frame, slot, value)
+            value = _partial(frame, slot, value)
             slot = frame.path[-1] if frame.path else None
         return None if value is ABSENT else value
+
+
+def _partial(frame: Frame, slot: Any, value: Any) -> Any:
+    """The partial value of the open container of ``frame`` with ``value`` open at ``slot``: the same object as the
+    last one where nothing it shows changed (no member completed, the same open value), or where the new one is
+    equal to it, so that a caller sees a new object only when the value changed. (This runs for each open container
+    on every piece: the tests are inline.)"""
+    last = frame.shown
+    if last is MISSING:
+        built = frame.node.partial(frame, slot, value)
+        frame.shown_slot = slot
+    elif frame.changed or slot != frame.shown_slot:  # a member completed, or another one opened
+        built = frame.node.partial(frame, slot, value)
+        if _equal(built, last):
+            built = last  # a completed member that shows as it showed while open (a string's closing quote)
+        frame.shown_slot = slot
+        frame.changed = False
+    else:
+        member = frame.shown_member
+        if value is member or (type(value) is str and type(member) is str and value == member):
+            return last
+        built = frame.node.partial(frame, slot, value)
+    frame.shown = built
+    frame.shown_member = value
+    return built
+
+
+def _unchanged(value: Any, last: Any) -> bool:
+    """Whether an open value shows what ``last`` showed: the same object, or an equal string."""
+    return value is last or (type(value) is str and type(last) is str and value == last)
+
+
+def _equal(value: Any, last: Any) -> bool:
+    """Whether two partial values of one place show the same: of one type, equal, and a twin with the same fields
+    read."""
+    if value is last:
+        return True
+    if type(value) is not type(last):
+        return False
+    if type(value) in _CONTAINERS:
+        return bool(value == last)
+    state = getattr(value, "__dict__", None)
+    if state is None:
+        return bool(value == last)
+    return bool(
+        state == last.__dict__
+        and getattr(value, "__pydantic_fields_set__", None) == getattr(last, "__pydantic_fields_set__", None)
+        and getattr(value, "__pydantic_extra__", None) == getattr(last, "__pydantic_extra__", None)
+    )
 
 
 def _exists(node: Node, raw: Any, path: tuple[Any, ...]) -> bool:

@@ -9,7 +9,7 @@ from typing import Any, Optional
 from pydantic import ConfigDict
 
 from .._shared import ABSENT, Key
-from ._nodes import ANY, AnyNode, Errors, Frame, Node, Opaque, Outcome
+from ._nodes import ANY, AnyNode, Errors, Frame, Kept, Node, Opaque, Outcome
 
 
 class UnionNode(Node):
@@ -33,6 +33,9 @@ class UnionNode(Node):
             if value is not ABSENT:
                 return value
         return ABSENT
+
+    def inner_places(self) -> tuple[Node, ...]:
+        return tuple(self.members)
 
     def for_container(self, is_list: bool) -> Node:
         takers = [member for member in self.members if member.takes_container(is_list)]
@@ -81,11 +84,23 @@ class Undecided(AnyNode):
 
     def complete_container(self, raw: Any) -> Outcome:
         value, ok, error = self.union.validate(raw, raw)
-        return (value if ok else raw), ok, error
+        return (self._in_partial_type(value, raw) if ok else raw), ok, error
 
     def finalize(self, frame: Frame, raw: Any) -> Outcome:
         value, ok, error = self.union.validate(raw, raw)
-        return (value if ok else self.partial(frame, None, ABSENT)), ok, error
+        return (self._in_partial_type(value, raw) if ok else self.partial(frame, None, ABSENT)), ok, error
+
+    def _in_partial_type(self, value: Any, raw: Any) -> Any:
+        """The union's validated value, kept in the partial type of the member that shows it where that holds a
+        ``Stream.with_state()`` place (``Kept``)."""
+        if not self.union.holds_state:
+            return value
+        for member in self.union.inner_places():
+            if member.holds_state and member.shows_instance(value):
+                shown, ok, _ = member.for_container(type(raw) is list).complete_container(raw)
+                if ok and type(shown) is Kept:
+                    return Kept(shown.shown, value)
+        return value
 
 
 class _Tag(AnyNode):

@@ -1,0 +1,430 @@
+"""A checkpoint's ``response_template`` (transformers' declarative output format) compiled into the data of a
+:class:`ToolCallFormat` (``ToolCallFormat.from_response_template`` builds it): the template becomes data that the one
+engine reads, never a second engine. This module knows no format class: it sits below them and gives their fields.
+
+A template names fields (``reasoning_content``/``thinking``, ``content``, ``tool_calls``), each between an ``open``
+and a ``close`` anchor (a literal, a list of literals, or a regex), its body read by a content parser and reshaped by a
+``transform``. What compiles (transformers 5.25's semantics, ``transformers/utils/chat_parsing/``):
+
+- the reasoning field: a literal ``open`` and ``close``, ``text`` content, becomes the format's reasoning block;
+- the field without ``open`` (the content): its ``close`` literals, or a regex alternation of literals, are dropped
+  where they stand in content (``<|im_end|>``);
+- the tool-call field, ``repeats``, whose anchors are literals with at most a named group (``name``) and ``\\s*``
+  between them (a leading ``\\s*`` swallows blanks), read by:
+
+  - ``json`` transformed to ``{"type": "function", "function": "{content}"}``: JSON holding the name and the
+    arguments, between the anchors (``"call"`` payload: Hermes, Qwen 2/3);
+  - ``json`` with ``unquoted_keys`` and ``string_delims`` (one delimiter both sides), the name in the opener,
+    transformed to ``{"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}``: an object
+    literal of bare keys (``"literal"`` payload: Gemma 4);
+  - ``xml-inline`` whose ``tag_pattern`` is ``LITERAL(?P<key>...)LITERAL\\s*(?P<value>.*?)\\s*LITERAL``, the name in
+    the opener, with that transform: tagged parameters, each value's blanks stripped (``"parameters"`` payload:
+    Qwen 3.5).
+
+Anything else (another regex shape, content parser, option or transform) raises ``ValueError`` naming the field and
+the feature: the engine would misread it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Optional
+
+try:  # the regex parser of the standard library (sre_parse before Python 3.11, which warns on its import after)
+    _sre: Any = importlib.import_module("re._parser")
+except ImportError:  # pragma: no cover - Python 3.9, 3.10
+    _sre = importlib.import_module("sre_parse")
+
+__all__ = ["ResponseTemplate", "compile_response_template", "read_response_template"]
+
+_REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
+_CALL_TRANSFORM = {"type": "function", "function": "{content}"}
+_NAMED_CALL_TRANSFORM = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
+_FIELD_KEYS = {"open", "open_pattern", "close", "close_pattern", "content", "content_args", "repeats", "join"}
+_FIELD_KEYS |= {"optional", "transform", "transform_each"}
+
+
+@dataclass(frozen=True)
+class ResponseTemplate:
+    """A ``response_template`` compiled: the fields of the :class:`ToolCallFormat` the engine reads
+    (``ToolCallFormat.from_response_template(template)`` builds it), and what the template says beyond it, which the
+    message it describes needs (see :class:`ResponseParser`)."""
+
+    format_fields: dict[str, Any]
+    """The format's fields (a ``"parameters"`` or ``"literal"`` entry: its syntax's fields)."""
+    template: dict[str, Any]
+    """The template as given."""
+    defaults: dict[str, Any]
+    """The message's keys before any field closes (``{"role": "assistant"}``)."""
+    content_field: Optional[str]
+    """The field of the text outside the other fields (the one without ``open``)."""
+    reasoning_field: Optional[str]
+    """The field of the reasoning block."""
+    calls_field: str
+    """The field of the tool calls."""
+    calls_whole_object: bool
+    """Whether a call's ``function`` is the whole JSON object the model wrote (``"{content}"``), else
+    ``{"name": ..., "arguments": ...}``."""
+    start_anchor: Any
+    """Where the assistant's message starts in a prompt (a compiled regex)."""
+    blanks_before_call_are_content: bool
+    """Whether blanks before a call's opener belong to the content (an opener without a leading ``\\s*``)."""
+    blanks_before_close_are_content: bool
+    """Whether blanks before the content's closer belong to it (a closer without a leading ``\\s*``)."""
+    strip_content: bool
+    """Whether the content's value is stripped (the ``text`` parser's default)."""
+    strip_reasoning: bool
+    """Whether the reasoning's value is stripped."""
+
+    def prompt_tail(self, prompt: str) -> str:
+        """What of ``prompt`` belongs to the assistant's message: the text after the last ``start_anchor`` (all of
+        it where there is none, as transformers reads it). Fed to the stream before the output, it opens the output
+        where the prompt left it (inside the reasoning block when the chat template opened it)."""
+        last_end = None
+        for match in self.start_anchor.finditer(prompt):
+            last_end = match.end()
+        return prompt if last_end is None else prompt[last_end:]
+
+    def reasoning_open(self, prompt: str) -> bool:
+        """Whether ``prompt`` ends inside the reasoning block (its tail opens the block and does not close it):
+        ``ModelOutputStream(format, reasoning_open=template.reasoning_open(prompt))``."""
+        reasoning = self.format_fields["reasoning"]
+        if reasoning is None:
+            return False
+        tail = self.prompt_tail(prompt)
+        opened = tail.rfind(reasoning[0])
+        return opened >= 0 and tail.find(reasoning[1], opened + len(reasoning[0])) < 0
+
+
+def read_response_template(source: Any) -> dict[str, Any]:
+    """A template from where it lives: a dict, a tokenizer (its ``response_template``), a ``tokenizer_config.json``
+    path or a checkpoint's folder holding one, or its JSON text."""
+    if isinstance(source, dict):
+        return source
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if isinstance(path, str) and path.lstrip().startswith("{"):
+            config = json.loads(path)
+        else:
+            if os.path.isdir(path):
+                path = os.path.join(path, "tokenizer_config.json")
+            with open(path, encoding="utf-8") as file:
+                config = json.load(file)
+        template = config.get("response_template", config if "fields" in config else None)
+        if not isinstance(template, dict):
+            raise ValueError(f"{os.fspath(source)!r} holds no response_template")
+        return template
+    template = getattr(source, "response_template", None)
+    if template is None:
+        template = getattr(getattr(source, "tokenizer", None), "response_template", None)  # a processor's
+    if not isinstance(template, dict):
+        raise ValueError(f"{type(source).__name__} has no response_template")
+    return template
+
+
+# --- Anchors: literals, blanks and named groups -------------------------------------------------------------------
+
+_LITERAL, _BLANKS, _GROUP, _CHOICE = "literal", "blanks", "group", "choice"
+
+
+def _refuse(field: str, feature: str) -> ValueError:
+    return ValueError(f"response_template field {field!r}: {feature} cannot be streamed")
+
+
+def _anchor(field: str, spec: dict[str, Any], literal_key: str, pattern_key: str) -> Optional[list[tuple[str, Any]]]:
+    """An anchor as parts: (literal, text), (blanks, None) for ``\\s*``, (group, (name, pattern)) for a named group,
+    (choice, literals) for an alternation of literals. None where the field has no such anchor."""
+    if literal_key in spec:
+        raw = spec[literal_key]
+        literals = [raw] if isinstance(raw, str) else list(raw)
+        if len(literals) == 1:
+            return [(_LITERAL, literals[0])]
+        return [(_CHOICE, tuple(literals))]
+    if pattern_key not in spec:
+        return None
+    pattern = spec[pattern_key]
+    if not isinstance(pattern, str):
+        raise ValueError(f"response_template field {field!r}: {pattern_key} is not a string")
+    parts: list[tuple[str, Any]] = []
+    literal: list[str] = []
+
+    def flush() -> None:
+        if literal:
+            text = _unescape("".join(literal))
+            if text is None:
+                raise _refuse(field, f"{pattern_key} {pattern!r}: regex beyond literals, \\s* and named groups")
+            parts.append((_LITERAL, text))
+            literal.clear()
+
+    position = 0
+    while position < len(pattern):
+        if pattern.startswith("\\s*", position):
+            flush()
+            parts.append((_BLANKS, None))
+            position += 3
+        elif pattern.startswith("(?P<", position) or pattern.startswith("(?:", position):
+            flush()
+            body_start = pattern.index(">", position) + 1 if pattern[position + 2] == "P" else position + 3
+            body_end = _closing(pattern, body_start)
+            body = pattern[body_start:body_end]
+            if pattern[position + 2] == "P":
+                parts.append((_GROUP, (pattern[position + 4 : body_start - 1], body)))
+            else:
+                choice = [_unescape(alternative) for alternative in _alternatives(body)]
+                if None in choice:
+                    raise _refuse(field, f"{pattern_key} {pattern!r}: a group of other than literals")
+                parts.append((_CHOICE, tuple(choice)))
+            position = body_end + 1
+        else:
+            step = 2 if pattern[position] == "\\" else 1
+            literal.append(pattern[position : position + step])
+            position += step
+    flush()
+    return parts
+
+
+def _unescape(source: str) -> Optional[str]:
+    """The text a regex matches where it is a literal (``<\\|im_end\\|>``), else None."""
+    try:
+        parsed = _sre.parse(source)
+    except Exception:  # the regex module's syntax beyond re's
+        return None
+    if not all(op is _sre.LITERAL for op, _ in parsed):
+        return None
+    return "".join(chr(code) for _, code in parsed)
+
+
+def _closing(pattern: str, start: int) -> int:
+    """Where the group whose body starts at ``start`` closes."""
+    depth, position = 1, start
+    while position < len(pattern):
+        char = pattern[position]
+        if char == "\\":
+            position += 2
+            continue
+        if char == "[":  # a class: its parentheses are characters
+            position = pattern.index("]", position + 2) + 1
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if not depth:
+            return position
+        position += 1
+    raise ValueError(f"unbalanced parentheses in {pattern!r}")
+
+
+def _alternatives(body: str) -> list[str]:
+    """A group's body split at its top-level ``|``."""
+    found, depth, start, position = [], 0, 0, 0
+    while position < len(body):
+        char = body[position]
+        if char == "\\":
+            position += 2
+            continue
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == "|" and not depth:
+            found.append(body[start:position])
+            start = position + 1
+        position += 1
+    return [*found, body[start:]]
+
+
+def _literals(parts: list[tuple[str, Any]]) -> tuple[bool, list[tuple[str, Any]]]:
+    """Whether the anchor begins with ``\\s*``, and its other parts, blanks between them dropped (the engine allows
+    blanks between markers where it looks for the next one)."""
+    leading = bool(parts) and parts[0][0] == _BLANKS
+    return leading, [part for part in parts if part[0] != _BLANKS]
+
+
+# --- The template -------------------------------------------------------------------------------------------------
+
+
+def compile_response_template(source: Any, name: str = "response_template") -> ResponseTemplate:
+    """Compile a template (or a tokenizer, a ``tokenizer_config.json`` path, a dict: see
+    :func:`read_response_template`) into a :class:`ResponseTemplate`; ``ValueError`` names the field and the feature
+    the engine cannot stream."""
+    if isinstance(source, ResponseTemplate):
+        return source
+    template = read_response_template(source)
+    if template.get("version", 1) != 1:
+        raise ValueError(f"response_template version {template.get('version')!r} is not 1")
+    unknown = set(template) - {"version", "defaults", "fields", "start_anchor", "start_anchor_pattern"}
+    if unknown:
+        raise ValueError(f"response_template has unknown keys {sorted(unknown)}")
+    fields = template.get("fields")
+    if not isinstance(fields, dict) or not fields:
+        raise ValueError("response_template.fields is a non-empty dict")
+    if "start_anchor" in template:
+        anchors = template["start_anchor"]
+        anchors = [anchors] if isinstance(anchors, str) else list(anchors)
+        start_anchor = re.compile("|".join(re.escape(a) for a in sorted(anchors, key=len, reverse=True)), re.DOTALL)
+    elif "start_anchor_pattern" in template:
+        start_anchor = re.compile(template["start_anchor_pattern"], re.DOTALL)
+    else:
+        raise ValueError("response_template must define 'start_anchor' or 'start_anchor_pattern'")
+
+    content_field = reasoning_field = calls_field = None
+    reasoning: Optional[tuple[str, str]] = None
+    content_closers: tuple[str, ...] = ()
+    blanks_before_close = True
+    strip_content = strip_reasoning = True
+    calls: dict[str, Any] = {}
+    for field, spec in fields.items():
+        if not isinstance(spec, dict):
+            raise ValueError(f"response_template field {field!r} is not a dict")
+        if set(spec) - _FIELD_KEYS:
+            raise ValueError(f"response_template field {field!r} has unknown keys {sorted(set(spec) - _FIELD_KEYS)}")
+        if spec.get("join") is not None:
+            raise _refuse(field, "'join'")
+        if spec.get("optional", True) is not True:
+            raise _refuse(field, "'optional': false")
+        content = spec.get("content", "text")
+        opener = _anchor(field, spec, "open", "open_pattern")
+        closer = _anchor(field, spec, "close", "close_pattern")
+        if opener is None:  # the content: what no other field holds
+            if content != "text" or "transform" in spec or spec.get("repeats"):
+                raise _refuse(field, f"a field without an opener read as {content!r}, repeated or transformed")
+            if content_field is not None:
+                raise ValueError("response_template: at most one field omits 'open'")
+            content_field = field
+            strip_content = spec.get("content_args", {}).get("strip", True)
+            if closer is not None:
+                leading, parts = _literals(closer)
+                blanks_before_close = not leading
+                for kind, value in parts:
+                    if kind == _GROUP:
+                        raise _refuse(field, "a named group in the content's closer")
+                    content_closers += (value,) if kind == _LITERAL else value
+            continue
+        if content == "text" and not spec.get("repeats") and "transform" not in spec:
+            if reasoning_field is not None or field not in _REASONING_FIELDS:
+                raise _refuse(field, "a text field other than the content and the reasoning")
+            if opener[0][0] != _LITERAL or len(opener) != 1 or closer is None or closer != [(_LITERAL, closer[0][1])]:
+                raise _refuse(field, "a reasoning block not between one literal opener and one literal closer")
+            reasoning_field, reasoning = field, (opener[0][1], closer[0][1])
+            strip_reasoning = spec.get("content_args", {}).get("strip", True)
+            continue
+        if calls_field is not None:
+            raise _refuse(field, "a second structured field")
+        if not spec.get("repeats"):
+            raise _refuse(field, "a structured field without 'repeats' (one value, not a list of calls)")
+        if spec.get("transform_each"):
+            raise _refuse(field, "'transform_each'")
+        if closer is None:
+            raise _refuse(field, "a tool-call field without a closer")
+        calls_field = field
+        calls = _compile_calls(field, spec, content, opener, closer)
+    if calls_field is None:
+        raise ValueError("response_template has no tool-call field: there is nothing for the engine to stream")
+    leading = calls.pop("leading_blanks")
+    whole = calls.pop("whole_object")
+    calls.update(
+        name=name, reasoning=reasoning, ignored_markers=tuple(dict.fromkeys(content_closers)), calls_end_reasoning=False
+    )
+    return ResponseTemplate(
+        format_fields=calls,
+        template=template,
+        defaults=dict(template.get("defaults", {})),
+        content_field=content_field,
+        reasoning_field=reasoning_field,
+        calls_field=calls_field,
+        calls_whole_object=whole,
+        start_anchor=start_anchor,
+        blanks_before_call_are_content=not leading,
+        blanks_before_close_are_content=blanks_before_close,
+        strip_content=strip_content,
+        strip_reasoning=strip_reasoning,
+    )
+
+
+def _compile_calls(
+    field: str, spec: dict[str, Any], content: str, opener: list[tuple[str, Any]], closer: list[tuple[str, Any]]
+) -> dict[str, Any]:
+    """The tool-call field's part of the format's data."""
+    leading, opens = _literals(opener)
+    _, closes = _literals(closer)
+    if any(kind != _LITERAL for kind, _ in closes) or not 1 <= len(closes) <= 2:
+        raise _refuse(field, "a closer other than one or two literals")
+    transform = spec.get("transform")
+    args = dict(spec.get("content_args", {}))
+    named = [part for part in opens if part[0] == _GROUP]
+    if any(kind == _CHOICE for kind, _ in opens):
+        raise _refuse(field, "an opener with a choice of literals")
+    data: dict[str, Any] = {"leading_blanks": leading, "whole_object": False}
+    if content == "json" and not named:
+        if transform != _CALL_TRANSFORM or args or len(opens) != 1 or len(closes) != 1:
+            raise _refuse(field, f"json content with transform {transform!r}, content_args {args!r}")
+        data.update(payload="call", call_begin=opens[0][1], call_end=closes[0][1], arguments_keys=("arguments",))
+        data["whole_object"] = True
+        return data
+    if transform != _NAMED_CALL_TRANSFORM:
+        raise _refuse(field, f"the transform {transform!r}")
+    if len(named) != 1 or named[0][1][0] != "name" or opens[0][0] != _LITERAL:
+        raise _refuse(field, "an opener that is not literals around one named group 'name'")
+    group_at = opens.index(named[0])
+    before, after = opens[:group_at], opens[group_at + 1 :]
+    if len(before) > 2 or len(after) > 1:
+        raise _refuse(field, "an opener of more than two literals before the name")
+    header_text = before[-1][1]
+    header = re.compile(r"(?P<name>" + named[0][1][1] + r")\s*", re.DOTALL)
+    if len(before) == 2:  # a section marker, then each call's marker
+        if len(closes) != 2:
+            raise _refuse(field, "an opener of two markers with a closer of one")
+        data.update(section_begin=(before[0][1],), section_end=(closes[1][1],))
+    elif len(closes) != 1:
+        raise _refuse(field, "an opener of one marker with a closer of two")
+    data.update(call_begin=header_text, call_end=closes[0][1], header=header)
+    if content == "json":
+        unknown = set(args) - {"unquoted_keys", "string_delims"}
+        delims = args.get("string_delims") or []
+        if unknown or not args.get("unquoted_keys") or not delims or after:
+            raise _refuse(field, "json content read after the name without unquoted_keys and string_delims")
+        if any(open_ != close for open_, close in delims):
+            raise _refuse(field, "string_delims whose opener and closer differ")
+        quotes = tuple(sorted({open_ for open_, _ in delims}, key=len, reverse=True))
+        data.update(
+            payload="literal",
+            header_end="{",
+            literal={
+                "separator": ":",
+                "end": "}",
+                "quotes": quotes,
+                "escapes": False,
+                "python": False,
+                "key_end": re.compile(r"[:,{}\[\]" + re.escape("".join({q[0] for q in quotes})) + "]"),
+            },
+        )
+        return data
+    if content == "xml-inline":
+        unknown = set(args) - {"tag_pattern"}
+        if unknown:
+            raise _refuse(field, f"xml-inline's {sorted(unknown)}")
+        if not after:
+            raise _refuse(field, "xml-inline parameters with no marker after the name")
+        data.update(payload="parameters", header_end=after[0][1], parameters=_parameters(field, args["tag_pattern"]))
+        return data
+    raise _refuse(field, f"the content parser {content!r}")
+
+
+def _parameters(field: str, tag_pattern: str) -> dict[str, Any]:
+    """``LITERAL(?P<key>...)LITERAL\\s*(?P<value>.*?)\\s*LITERAL`` (the blanks optional) as a ParameterSyntax."""
+    parts = _anchor(field, {"tag_pattern": tag_pattern}, "_", "tag_pattern") or []
+    kinds = [kind for kind, _ in parts]
+    strip = kinds == [_LITERAL, _GROUP, _LITERAL, _BLANKS, _GROUP, _BLANKS, _LITERAL]
+    if not strip and kinds != [_LITERAL, _GROUP, _LITERAL, _GROUP, _LITERAL]:
+        raise _refuse(field, f"the tag_pattern {tag_pattern!r}")
+    key, key_source = parts[1][1]
+    value = [part for part in parts[3:] if part[0] == _GROUP][0][1]
+    if key != "key" or value != ("value", ".*?"):
+        raise _refuse(field, f"the tag_pattern {tag_pattern!r}: not (?P<key>...) then (?P<value>.*?)")
+    return {
+        "begin": parts[0][1],
+        "header_end": parts[2][1],
+        "end": parts[-1][1],
+        "header": re.compile(r"(?P<name>" + key_source + ")", re.DOTALL),
+        "next_parameter_ends_value": False,
+        "strip": strip,
+    }

@@ -1,0 +1,315 @@
+"""A checkpoint's ``response_template`` compiled into the engine's format data (issue 43): transformers' own fallback
+templates (Qwen 2/3, Qwen 3.5, Gemma 4) over the 845 real calls written as each family writes them, prose and
+reasoning around, cut at random: our :class:`ResponseParser` gives the message transformers' ``parse_response``
+gives, and streams each call's argument text before the call closes; what the engine cannot stream is refused by
+field and feature."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from types import ModuleType, SimpleNamespace
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from streaming_json.model_output import (
+    ArgumentsDelta,
+    ModelOutputStream,
+    ResponseParser,
+    ToolCallEnd,
+    ToolCallFormat,
+    compile_response_template,
+    read_response_template,
+)
+
+from .model_outputs import REAL_CALLS, tools_for
+from .strategies import examples
+
+chat_parsing = pytest.importorskip("transformers.utils.chat_parsing", reason="transformers is a test dependency")
+serving = pytest.importorskip("transformers.cli.serving.utils")
+
+FALLBACKS = {types[0]: template for types, template in serving._RESPONSE_TEMPLATE_FALLBACKS.items()}
+TEMPLATE_NAMES = ["qwen2", "qwen3_5", "gemma4"]
+END_OF_TURN = {"qwen2": "<|im_end|>", "qwen3_5": "<|im_end|>\n<|endoftext|>", "gemma4": "<turn|>"}
+THINK = {
+    "qwen2": ("<think>", "</think>"),
+    "qwen3_5": ("<think>", "</think>"),
+    "gemma4": ("<|channel>thought\n", "<channel|>"),
+}
+_WORD = re.compile(r"\w+")
+
+
+def _jinja(value: Any) -> str:
+    """A parameter's value as Qwen 3.5's chat template writes it: a string as itself, anything else as JSON."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _gemma(value: Any) -> str:
+    """A value as Gemma 4's chat template writes it: strings between <|"|>, keys bare."""
+    if isinstance(value, str):
+        return f'<|"|>{value}<|"|>'
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{key}:{_gemma(inner)}" for key, inner in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma(inner) for inner in value) + "]"
+    return json.dumps(value)
+
+
+def write_call(template: str, name: str, arguments: str) -> str:
+    if template == "qwen2":
+        return f'<tool_call>\n{{"name": {json.dumps(name)}, "arguments": {arguments}}}\n</tool_call>'
+    value = json.loads(arguments)
+    if template == "qwen3_5":
+        parameters = "".join(f"<parameter={key}>\n{_jinja(item)}\n</parameter>\n" for key, item in value.items())
+        return f"<tool_call>\n<function={name}>\n{parameters}</function>\n</tool_call>"
+    return f"<|tool_call>call:{name}{_gemma(value)}<tool_call|>"
+
+
+def _strings_and_keys(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [*value, *(text for item in value.values() for text in _strings_and_keys(item))]
+    if isinstance(value, list):
+        return [text for item in value for text in _strings_and_keys(item)]
+    return []
+
+
+def writable(template: str, name: str, arguments: str) -> bool:
+    """Whether the template's format can say these arguments: an object, no string holding one of its markers,
+    and where keys are written bare (Gemma), keys and name that transformers' ``\\w+`` reads."""
+    value = json.loads(arguments)
+    if not isinstance(value, dict):
+        return False
+    format = ToolCallFormat.from_response_template(FALLBACKS[template])
+    markers = [format.call_begin, format.call_end, *format.section_end, *format.ignored_markers, *THINK[template]]
+    if format.parameters is not None:
+        markers += [format.parameters.begin, format.parameters.end]
+    if format.literal is not None:
+        markers += list(format.literal.quotes)
+    texts = _strings_and_keys(value)
+    if any(marker and marker in text for text in texts for marker in markers):
+        return False
+    if template == "gemma4":
+        keys = [key for key in texts if not isinstance(key, str) or True]
+        return _WORD.fullmatch(name) is not None and all(_WORD.fullmatch(key) for key in _keys(value)) and keys != []
+    if template == "qwen3_5":
+        return all(key and "\n" not in key and ">" not in key and key == key.strip() for key in value)
+    return True
+
+
+def _keys(value: Any) -> list[str]:
+    if isinstance(value, dict):
+        return [*value, *(key for item in value.values() for key in _keys(item))]
+    if isinstance(value, list):
+        return [key for item in value for key in _keys(item)]
+    return []
+
+
+def cut(text: str, rng: random.Random) -> list[str]:
+    pieces, position = [], 0
+    while position < len(text):
+        size = rng.randint(1, 31)
+        pieces.append(text[position : position + size])
+        position += size
+    return pieces
+
+
+def read_message(
+    backend: ModuleType, template: Any, pieces: list[str], prefix: str = "", tools: Any = None
+) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
+    parser = ResponseParser(template, prefix=prefix, tools=tools, parser_class=backend.StreamingJsonParser)
+    batches = [parser.initial_events, *(parser.feed(piece) for piece in pieces)]
+    message, last = parser.finalize()
+    return message, [*batches, last]
+
+
+def outputs(template: str) -> list[tuple[str, list[tuple[str, str]]]]:
+    """Outputs of this family making the real calls, one or two at a time, prose (and reasoning) around."""
+    calls = [(name, arguments) for name, arguments in REAL_CALLS if writable(template, name, arguments)]
+    rng = random.Random(template)
+    found = []
+    index = 0
+    while index < len(calls):
+        group = calls[index : index + 1 + index % 2]
+        index += len(group)
+        body = "\n".join(write_call(template, name, arguments) for name, arguments in group)
+        before = ["", "Let me look.\n", "Sure: {x} <b>now</b>.\n\n"][index % 3]
+        think = f"{THINK[template][0]}I should call {group[0][0]}.{THINK[template][1]}\n" if index % 4 == 1 else ""
+        after = "\nDone." if rng.random() < 0.3 else ""
+        found.append((think + before + body + after + END_OF_TURN[template], group))
+    return found
+
+
+@pytest.mark.parametrize("template", TEMPLATE_NAMES)
+def test_fallback_templates_give_transformers_messages_over_the_real_calls(backend: ModuleType, template: str) -> None:
+    spec = FALLBACKS[template]
+    compiled = compile_response_template(spec)
+    rng = random.Random(7)
+    checked = 0
+    for text, group in outputs(template):
+        tools = tools_for(group) if rng.random() < 0.5 else None
+        expected = chat_parsing.parse_response(text, spec, prefix="", tools=tools)
+        message, batches = read_message(backend, compiled, cut(text, rng), tools=tools)
+        assert message == expected, text
+        assert len(message["tool_calls"]) == len(group)
+        # Each call's argument text streamed before the piece that closed it, and joins to its arguments.
+        for index, (_, arguments) in enumerate(group):
+            closed_in = next(
+                at
+                for at, batch in enumerate(batches)
+                for event in batch
+                if event["type"] == "region_close" and event.get("index") == index
+            )
+            chunks = [
+                (at, event["arguments"])
+                for at, batch in enumerate(batches)
+                for event in batch
+                if event["type"] == "region_chunk" and event.get("index") == index
+            ]
+            if len(arguments) > 80:
+                assert any(at < closed_in for at, _ in chunks), (template, arguments[:80])
+            if tools is None:
+                joined = json.loads("".join(text for _, text in chunks))
+                assert joined == message["tool_calls"][index]["function"]["arguments"]
+        checked += 1
+    assert checked > 400
+
+
+def test_the_compiled_formats(backend: ModuleType) -> None:
+    qwen2 = ToolCallFormat.from_response_template(FALLBACKS["qwen2"])
+    assert (qwen2.payload, qwen2.call_begin, qwen2.call_end, qwen2.reasoning) == (
+        "call",
+        "<tool_call>",
+        "</tool_call>",
+        ("<think>", "</think>"),
+    )
+    assert qwen2.ignored_markers == ("<|im_end|>", "<|endoftext|>", "<|eot_id|>")
+    qwen35 = ToolCallFormat.from_response_template(FALLBACKS["qwen3_5"])
+    assert (qwen35.payload, qwen35.section_begin, qwen35.call_begin, qwen35.header_end, qwen35.call_end) == (
+        "parameters",
+        ("<tool_call>",),
+        "<function=",
+        ">",
+        "</function>",
+    )
+    assert qwen35.parameters is not None and qwen35.parameters.strip
+    gemma = ToolCallFormat.from_response_template(FALLBACKS["gemma4"])
+    assert (gemma.payload, gemma.call_begin, gemma.header_end, gemma.literal.quotes) == (  # type: ignore[union-attr]
+        "literal",
+        "<|tool_call>call:",
+        "{",
+        ('<|"|>',),
+    )
+    # ModelOutputStream reads the compiled format like any other: a string value streams, its blanks shed.
+    stream = ModelOutputStream(qwen35, parser_class=backend.StreamingJsonParser)
+    text = "<tool_call>\n<function=write>\n<parameter=text>\n  two words  \n\n</parameter>\n</function>\n</tool_call>"
+    events = [event for char in text for event in stream.feed(char)] + stream.finish()
+    deltas = "".join(event.text for event in events if isinstance(event, ArgumentsDelta))
+    assert deltas == '{"text": "two words"}'
+    assert [event for event in events if isinstance(event, ToolCallEnd)][0].arguments == {"text": "two words"}
+
+
+def test_a_prompt_ending_inside_the_thinking_block_opens_the_output_there(backend: ModuleType) -> None:
+    spec = FALLBACKS["qwen3_5"]
+    compiled = compile_response_template(spec)
+    prompt = "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n"
+    output = "The user greets me.\n</think>\n\nHello!<|im_end|>"
+    assert compiled.reasoning_open(prompt)
+    assert not compiled.reasoning_open(prompt + "\n</think>\n\n")
+    expected = chat_parsing.parse_response(output, spec, prefix=prompt)
+    assert expected["reasoning_content"] == "The user greets me."
+    for size in range(1, 8):
+        pieces = [output[at : at + size] for at in range(0, len(output), size)]
+        assert read_message(backend, compiled, pieces, prefix=prompt)[0] == expected
+    # The closed (default) prefill: the output is content.
+    closed = prompt + "\n</think>\n\n"
+    assert read_message(backend, compiled, ["Hello!<|im_end|>"], prefix=closed)[0] == chat_parsing.parse_response(
+        "Hello!<|im_end|>", spec, prefix=closed
+    )
+    format = ToolCallFormat.from_response_template(compiled)
+    stream = ModelOutputStream(format, reasoning_open=compiled.reasoning_open(prompt))
+    assert stream.feed("Thinking</think>Hi")[0].kind == "reasoning"
+
+
+def test_reading_the_template_from_where_it_lives(tmp_path: Any) -> None:
+    spec = FALLBACKS["gemma4"]
+    config = tmp_path / "tokenizer_config.json"
+    config.write_text(json.dumps({"model_max_length": 8192, "response_template": spec}))
+    tokenizer = SimpleNamespace(response_template=spec)
+    processor = SimpleNamespace(tokenizer=tokenizer)
+    for source in (spec, tokenizer, processor, config, str(config), tmp_path):
+        assert read_response_template(source) == spec
+        assert ToolCallFormat.from_response_template(source) == ToolCallFormat.from_response_template(spec)
+    with pytest.raises(ValueError, match="no response_template"):
+        read_response_template(SimpleNamespace(response_template=None))
+
+
+def _with_calls(**field: Any) -> dict[str, Any]:
+    calls = {"open": "<tool_call>", "close": "</tool_call>", "repeats": True, "content": "json"}
+    calls["transform"] = {"type": "function", "function": "{content}"}
+    calls.update(field)
+    return {"start_anchor": "<|im_start|>assistant\n", "fields": {"tool_calls": calls, "content": {}}}
+
+
+@pytest.mark.parametrize(
+    ("template", "feature"),
+    [
+        (_with_calls(content="kv-lines", transform=None), "transform"),
+        (_with_calls(content="python-call-list"), "json content|python-call-list|transform"),
+        (_with_calls(open_pattern=r"<tool_call>(?=\{)", open=None), "regex beyond literals"),
+        (_with_calls(repeats=False), "without 'repeats'"),
+        (_with_calls(content_args={"allow_non_json": True}), "content_args"),
+        (
+            _with_calls(
+                open_pattern=r"<function=(?P<name>\w+)>",
+                open=None,
+                content="xml-inline",
+                content_args={"tag_pattern": r"<(?P<key>\w+)>(?P<value>.*?)</(?P=key)>"},
+                transform={"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+            ),
+            "tag_pattern",
+        ),
+    ],
+)
+def test_what_cannot_be_streamed_is_refused_by_field_and_feature(template: dict[str, Any], feature: str) -> None:
+    fields = template["fields"]["tool_calls"]
+    for key in [key for key, value in fields.items() if value is None]:
+        del fields[key]
+    with pytest.raises(ValueError, match=f"field 'tool_calls'.*({feature})"):
+        ToolCallFormat.from_response_template(template)
+
+
+@examples(100)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["path", "content"]), st.text(st.sampled_from([" ", "\n", "\t", "a", '"', "é", "<"]))
+        ),
+        min_size=1,
+        max_size=2,
+    ),
+    st.integers(0, 10**6),
+)
+def test_stripped_values_stream_alike_on_the_fast_and_general_paths(
+    backend: ModuleType, drawn: list[dict[str, str]], seed: int
+) -> None:
+    """A value whose blanks the template strips: the relay's fast path holds back its last blanks as the general path
+    does, and both give transformers' message."""
+    spec = FALLBACKS["qwen3_5"]
+    format = ToolCallFormat.from_response_template(spec)
+    text = "Hi.\n" + "\n".join(write_call("qwen3_5", "write", json.dumps(value)) for value in drawn) + "<|im_end|>"
+    rng = random.Random(seed)
+    pieces = cut(text, rng) if seed % 2 else list(text)
+    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
+    general_events = [general._feed_general(piece) for piece in pieces] + [general.finish()]
+    assert fast_events == general_events
+    ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
+    expected = chat_parsing.parse_response(text, spec, prefix="")
+    assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]
