@@ -279,6 +279,7 @@ class ModelOutputStream(_FeedSlot):
         self._header: list[str] = []
         self._header_length = 0
         self._header_blank = True  # nothing but blanks read of the header yet (call objects may come instead)
+        self._header_begins = format.channels.header_begins if format.channels is not None else ()
         self._parser: Any = None
         self._json_calls = False  # the JSON read is call objects (not a call's arguments alone)
         self._call_depth = 0  # 0: the JSON is one call (or its arguments); 1: an array of calls
@@ -633,15 +634,24 @@ class ModelOutputStream(_FeedSlot):
         return position
 
     def _read_header(self, text: str, position: int) -> int:
-        if self._header_blank and self.format.call_objects_after_begin:
+        if self._header_blank and (self.format.call_objects_after_begin or self._header_begins):
             start = _skip_blanks(text, position)
             if start < len(text):
-                self._header_blank = False
-                if text[start] in "[{":  # call objects, not a header (Mistral's older spelling)
+                if text[start] in "[{" and self.format.call_objects_after_begin:
+                    self._header_blank = False  # call objects, not a header (Mistral's older spelling)
                     self._header = []
                     self._header_length = 0
                     self._begin_json(text[start], call_objects=True)
                     return start
+                begins = self._header_begins
+                if begins and not any(text.startswith(begin, start) for begin in begins):
+                    tail = text[start:]
+                    if any(begin.startswith(tail) for begin in begins):
+                        self._held = text[position:]  # it may begin a header yet
+                        return len(text)
+                    self._abandon_header("")  # a body whose header the prompt wrote (Harmony): content, at once
+                    return position
+                self._header_blank = False
         markers = self._markers.header
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
