@@ -109,10 +109,6 @@ _GEMMA_PROMPT_UNDECODABLE = (
     "engine checks the <|channel> id alone"
 )
 _PYTHONIC_REGEX = "patches the vLLM parser's private regex (TOOL_CALL_REGEX)"
-_STRUCTURAL_TAG = (
-    "asks vLLM's structural-tag registry (its constrained decoding of the format's grammar) for the parser's tag: "
-    "the registry knows vLLM's parser classes, not ours, and ours leaves auto tool choice unconstrained"
-)
 _CALL_IN_ERROR_DROPPED = (
     "vLLM's whole-output path drops a call in error (malformed, cut off, or to a tool not in the request) and "
     "returns the others, the dropped call's text lost; ours gives such an output back whole, as written, as content "
@@ -169,13 +165,6 @@ NOT_APPLICABLE = {
         "tests/tool_parsers/test_pythonic_tool_parser.py",
         _PYTHONIC_REGEX,
         "test_regex_timeout_handling",
-    ),
-    **_each(
-        "tests/tool_parsers/test_qwen3coder_tool_parser.py",
-        _STRUCTURAL_TAG,
-        "test_adjust_request_auto_uses_vllm_registry_structural_tag",
-        "test_adjust_request_required_prefers_structural_tag",
-        "test_get_vllm_registry_structural_tag_returns_structural_tag",
     ),
 }
 
