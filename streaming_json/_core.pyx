@@ -41,6 +41,7 @@ from ._shared import (
     REPLACE_AFTER_FINISH,
     MISSING,
     ToolCallReplace,
+    ToolCallResult,
     checked_items_path,
     checked_source_paths,
     not_str,
@@ -2325,20 +2326,57 @@ Several JSON documents in one stream: concatenated values, JSON Lines, or object
         return [] if self._parser._skipped is None else list(self._parser._skipped)
 
 
+cdef bint _same_json(object a, object b) except -1:
+    """Whether two readings hold the same JSON value, exactly (``1``, ``1.0`` and ``True`` differ; so does the order
+    of members). What is one object in both is not walked: a snapshot shares its closed members with the one before,
+    so this walks the open path, and a member a repeated key replaced (the pure twin's ``_same_json``)."""
+    cdef list stack = [(a, b)]
+    cdef object x, y, key_x, key_y, value_x, value_y
+    cdef Py_ssize_t position = 0
+    while stack:
+        x, y = stack.pop()
+        if type(x) is not type(y):
+            return False
+        if type(x) is dict:
+            if len(<dict>x) != len(<dict>y):
+                return False
+            for (key_x, value_x), (key_y, value_y) in zip((<dict>x).items(), (<dict>y).items()):
+                if key_x != key_y:
+                    return False
+                if value_x is not value_y:
+                    stack.append((value_x, value_y))
+        elif type(x) is list:
+            if PyList_GET_SIZE(x) != PyList_GET_SIZE(y):
+                return False
+            for position in range(PyList_GET_SIZE(x)):
+                value_x = (<list>x)[position]
+                value_y = (<list>y)[position]
+                if value_x is not value_y:
+                    stack.append((value_x, value_y))
+        elif x != y:
+            return False
+    return True
+
+
 @cython.auto_pickle(False)  # a stream, not a value
 cdef class ToolCallArgumentsStream:
-    """ToolCallArgumentsStream(*, stable=False)
+    """ToolCallArgumentsStream(*, stable=True)
 --
 
 The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
-    :class:`StreamingJsonParser` for the partial arguments in between."""
+    :class:`StreamingJsonParser` for the partial arguments in between.
+
+    Built for a UI: the partial arguments read stably by default (``stable=True``: a value once shown stays shown, so
+    ``[1, 2.5]`` streams as ``[1]``, ``[1, 2]``, ``[1, 2.5]``, never back to ``[1]``; ``stable=False`` is the
+    reference's reading), and ``append`` returns the same object until the arguments change."""
 
     def __cinit__(self):
+        self._stable = True
         self._start()
 
-    def __init__(self, *, bint stable=False):
-        self._stable = stable
-        if stable:
+    def __init__(self, *, bint stable=True):
+        if not stable:
+            self._stable = False
             self._start()
 
     cdef _start(self):
@@ -2364,7 +2402,8 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
     @cython.embedsignature.format("clinic")
     @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
     def append(self, delta):
-        """Append a piece of argument text; return the partial arguments, a new object whenever they changed.
+        """Append a piece of argument text; return the partial arguments: a new object where they changed, else the
+        same one.
 
         Raises ``ValueError`` after :meth:`finish`: the call has ended (its result would not show the piece)."""
         if not isinstance(delta, str):
@@ -2381,7 +2420,16 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
         if snapshot is not self._snapshot:
             self._snapshot = snapshot
             if type(snapshot) is dict:
-                self._arguments = <dict>snapshot
+                # A new snapshot may hold the same value (a number or literal ended, a container closed): the
+                # arguments shown stay the same object. Compared while the open path is small (what a snapshot copies
+                # anyway), so the comparison costs what the copy did; past that, a new snapshot is shown as new.
+                parser: StreamingJsonParser = self._parser
+                if not (
+                    parser._open_members <= FREE_MEMBERS
+                    and parser._string_length <= FREE_STRING_CHARS
+                    and _same_json(self._arguments, snapshot)
+                ):
+                    self._arguments = <dict>snapshot
             elif self._arguments:
                 self._arguments = {}  # a root that is not an object shows no arguments
         return self._arguments
@@ -2405,9 +2453,12 @@ The arguments of one streaming tool call: the raw text for the one full parse wh
         return ToolCallReplace(None, self.append(text))
 
     def finish(self):  # (text holds the stream's critical section)
-        """The final arguments: one strict parse of the complete text, which reports malformed arguments. The call
-        has ended: a later :meth:`finish` returns the same result, and :meth:`append` or :meth:`replace` raise
-        ``ValueError``."""
+        """The final arguments: one strict parse of the complete text, which reports malformed arguments (the
+        arguments the last ``append`` returned, the same object, where they are the final ones). The call has ended:
+        a later :meth:`finish` returns the same result, and :meth:`append` or :meth:`replace` raise ``ValueError``."""
         if self._result is None:
-            self._result = parse_tool_call_arguments(self.text)
+            result = parse_tool_call_arguments(self.text)
+            if result.error is None and _same_json(self._arguments, result.arguments):
+                result = ToolCallResult(self._arguments, None)
+            self._result = result
         return self._result

@@ -379,6 +379,33 @@ class _Frame:
         return self.path + (slot,) if self.reported else None  # type: ignore[operator]
 
 
+def _same_json(a: Any, b: Any) -> bool:
+    """Whether two readings hold the same JSON value, exactly (``1``, ``1.0`` and ``True`` differ; so does the order
+    of members). What is one object in both is not walked: a snapshot shares its closed members with the one before,
+    so this walks the open path, and a member a repeated key replaced."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        kind = type(x)
+        if kind is not type(y):
+            return False
+        if kind is dict:
+            if len(x) != len(y):
+                return False
+            for (key_x, value_x), (key_y, value_y) in zip(x.items(), y.items()):
+                if key_x != key_y:
+                    return False
+                if value_x is not value_y:
+                    stack.append((value_x, value_y))
+        elif kind is list:
+            if len(x) != len(y):
+                return False
+            stack.extend((value_x, value_y) for value_x, value_y in zip(x, y) if value_x is not value_y)
+        elif x != y:
+            return False
+    return True
+
+
 def _refuse_to_pickle(self: Any) -> NoReturn:
     """``__reduce__`` of the streams: a stream is not a value, and a copy would share its working containers (as the
     compiled core's ``auto_pickle(False)`` refuses)."""
@@ -1333,11 +1360,15 @@ _compile_loops_apart_on_pypy()
 
 class ToolCallArgumentsStream:
     """The arguments of one streaming tool call: the raw text for the one full parse when the call ends, and a
-    :class:`StreamingJsonParser` for the partial arguments in between."""
+    :class:`StreamingJsonParser` for the partial arguments in between.
+
+    Built for a UI: the partial arguments read stably by default (``stable=True``: a value once shown stays shown, so
+    ``[1, 2.5]`` streams as ``[1]``, ``[1, 2]``, ``[1, 2.5]``, never back to ``[1]``; ``stable=False`` is the
+    reference's reading), and ``append`` returns the same object until the arguments change."""
 
     __slots__ = ("_chunks", "_text", "_parser", "_snapshot", "_arguments", "_stable", "_result")
 
-    def __init__(self, *, stable: bool = False) -> None:
+    def __init__(self, *, stable: bool = True) -> None:
         self._stable = bool(stable)
         self._start("")
 
@@ -1362,7 +1393,8 @@ class ToolCallArgumentsStream:
         return self._text
 
     def append(self, delta: str) -> dict[str, Any]:
-        """Append a piece of argument text; return the partial arguments, a new object whenever they changed.
+        """Append a piece of argument text; return the partial arguments: a new object where they changed, else the
+        same one.
 
         Raises ``ValueError`` after :meth:`finish`: the call has ended (its result would not show the piece)."""
         if not isinstance(delta, str):
@@ -1379,7 +1411,13 @@ class ToolCallArgumentsStream:
         if snapshot is not self._snapshot:
             self._snapshot = snapshot
             if isinstance(snapshot, dict):
-                self._arguments = snapshot
+                # A new snapshot may hold the same value (a number or literal ended, a container closed): the
+                # arguments shown stay the same object. Compared while the open path is small (what a snapshot copies
+                # anyway), so the comparison costs what the copy did; past that, a new snapshot is shown as new.
+                parser = self._parser
+                small = parser._open_members <= FREE_MEMBERS and parser._string_length <= FREE_STRING_CHARS
+                if not (small and _same_json(self._arguments, snapshot)):
+                    self._arguments = snapshot
             elif self._arguments:
                 self._arguments = {}  # a root that is not an object shows no arguments
         return self._arguments
@@ -1403,11 +1441,14 @@ class ToolCallArgumentsStream:
         return ToolCallReplace(None, self.append(text))
 
     def finish(self) -> ToolCallResult:
-        """The final arguments: one strict parse of the complete text, which reports malformed arguments. The call
-        has ended: a later :meth:`finish` returns the same result, and :meth:`append` or :meth:`replace` raise
-        ``ValueError``."""
+        """The final arguments: one strict parse of the complete text, which reports malformed arguments (the
+        arguments the last ``append`` returned, the same object, where they are the final ones). The call has ended:
+        a later :meth:`finish` returns the same result, and :meth:`append` or :meth:`replace` raise ``ValueError``."""
         if self._result is None:
-            self._result = parse_tool_call_arguments(self.text)
+            result = parse_tool_call_arguments(self.text)
+            if result.error is None and _same_json(self._arguments, result.arguments):
+                result = ToolCallResult(self._arguments, None)
+            self._result = result
         return self._result
 
 

@@ -314,6 +314,28 @@ def _no_call(format_name: str) -> Written:
     return Written(PLAIN_TEXT, _tools([WEATHER]), [ContentDelta(PLAIN_TEXT)])
 
 
+# Other formats' markers a format's prose may hold (a few, of different shapes).
+FOREIGN_MARKERS = [
+    "[TOOL_CALLS]",
+    "<|python_tag|>",
+    "<｜tool▁calls▁begin｜>",
+    "<function=",
+    "<|tool_call>",
+    "<|start|>",
+]
+
+
+def _marker_like_text(format_name: str) -> Written:
+    """Prose holding the first half of each of the format's markers, and other formats' markers."""
+    format = FORMATS[format_name]
+    own = [*markers_of(format), *(format.reasoning or ())]
+    halves = [marker[: (len(marker) + 1) // 2] for marker in own if len(marker) > 1]
+    foreign = [marker for marker in FOREIGN_MARKERS if not any(o in marker or marker in o for o in own)]
+    words = [text for text in [*halves, *foreign] if not any(marker in text for marker in own)]
+    text = "See " + " and ".join(words) + " here."
+    return Written(text, _tools([WEATHER]), [ContentDelta(text)])
+
+
 def _malformed(format_name: str) -> Optional[str]:
     text, _ = write(format_name, [("get_weather", {"city": "Tokyo", "days": BAD_NUMBER})])
     return text.replace(str(BAD_NUMBER), "7x7", 1)
@@ -546,13 +568,19 @@ def _blank_between_markers(format_name: str) -> Optional[Written]:
     return Written(spaced, _tools([WEATHER, TIME]), check=calls_are_content_blank(WEATHER, TIME))
 
 
-def _blanks_around_headers(text: str, begin: str, end: str) -> str:
-    """Blanks after each ``begin`` and before the ``end`` that follows it."""
+def _blanks_around_headers(text: str, begin: str, end: str, markers: Sequence[str]) -> str:
+    """Blanks after each ``begin`` and before the ``end`` that follows it (not where ``begin`` is the start of a
+    longer marker: MiniMax-M3's parameters begin as its other tags do)."""
+    longer = [marker for marker in markers if len(marker) > len(begin) and marker.startswith(begin)]
     out, position = "", 0
     while True:
         found = text.find(begin, position)
         if found < 0:
             break
+        if any(text.startswith(marker, found) for marker in longer):
+            out += text[position : found + len(begin)]
+            position = found + len(begin)
+            continue
         header = found + len(begin)
         stop = text.find(end, header)
         if stop < 0:
@@ -573,9 +601,9 @@ def _blank_inside_markers(format_name: str) -> Optional[Written]:
     parameters = format.parameters
     header_end = format.header_end or (parameters.begin if parameters is not None else None)
     if format.call_begin is not None and header_end is not None:
-        spaced = _blanks_around_headers(spaced, format.call_begin, header_end)
+        spaced = _blanks_around_headers(spaced, format.call_begin, header_end, markers_of(format))
     if parameters is not None:
-        spaced = _blanks_around_headers(spaced, parameters.begin, parameters.header_end)
+        spaced = _blanks_around_headers(spaced, parameters.begin, parameters.header_end, markers_of(format))
     if spaced == text:
         return None
     return Written(spaced, _tools([WEATHER, TIME]), expected)
@@ -640,11 +668,14 @@ def _blank_output(format_name: str) -> Written:
 
 
 def _empty_section(format_name: str) -> Optional[Written]:
-    format = FORMATS[format_name]
-    if not format.section_begin or not format.section_end:
+    """The format's writer's section for no calls (its markers around nothing, an empty list), text around."""
+    if FORMATS[format_name].channels is not None:
         return None
-    text = PROSE_BEFORE_TEXT + format.section_begin[0] + format.section_end[0] + PROSE_AFTER_TEXT
-    return Written(text, _tools([WEATHER]), check=calls_are(content=PROSE_BEFORE_TEXT + PROSE_AFTER_TEXT))
+    before = "" if _opens_output(format_name) else PROSE_BEFORE_TEXT
+    text, _ = write(format_name, [], before=before, after=PROSE_AFTER_TEXT)
+    if text == before + PROSE_AFTER_TEXT:
+        return None  # (its calls are not in a section)
+    return Written(text, _tools([WEATHER]), check=calls_are(content=before + PROSE_AFTER_TEXT))
 
 
 CASES = [
@@ -671,6 +702,12 @@ CASES = [
         _text_around_and_between,
     ),
     Case("no call", "no call", "Text with braces, brackets and tags, no marker: all of it content.", _no_call),
+    Case(
+        "marker-like text",
+        "no call",
+        "Text holding the first half of each of the format's markers, and other formats' markers: all of it content.",
+        _marker_like_text,
+    ),
     Case(
         "malformed value",
         "malformed arguments",
@@ -828,9 +865,9 @@ CASES = [
     Case(
         "empty section",
         "empty output",
-        "A section of calls opened and closed with none in it: no call; the text around is content.",
+        "A section of calls opened and closed with none in it (an empty list): no call; the text around is content.",
         _empty_section,
-        "formats whose section of calls has an end marker",
+        "formats whose calls are in a section (or a list)",
     ),
 ]
 CASES_BY_NAME = {case.name: case for case in CASES}

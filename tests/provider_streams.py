@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Optional
 
 from . import sdk_events as sse
@@ -22,9 +22,12 @@ SAMPLE: list[Call] = [call for number, call in enumerate(REAL_CALLS) if number %
 STRUCTURED_TEXT = max((arguments for _, arguments in SAMPLE if len(arguments) < 1200), key=len)
 
 
-def pieces(text: str, seed: int) -> list[str]:
-    """``text`` in token pieces, 2 to 6 characters."""
-    return cut_randomly(text, seed, 2, 6)
+Cutter = Callable[[str], list[str]]
+
+
+def pieces(text: str, seed: int, cut: Optional[Cutter] = None) -> list[str]:
+    """``text`` in token pieces, 2 to 6 characters; or as ``cut`` cuts it (a property test's cuts)."""
+    return cut(text) if cut is not None else cut_randomly(text, seed, 2, 6)
 
 
 def call_id(number: int) -> str:
@@ -39,7 +42,9 @@ def expected_calls(calls: Sequence[Call]) -> list[tuple[str, str, Any]]:
 # --- OpenAI Chat Completions ------------------------------------------------------------------------------------------
 
 
-def chat_stream(calls: Sequence[Call], seed: int, *, first_index: int = 0, repeat_ids: bool = False) -> list[Any]:
+def chat_stream(
+    calls: Sequence[Call], seed: int, *, first_index: int = 0, repeat_ids: bool = False, cut: Optional[Cutter] = None
+) -> list[Any]:
     """The calls one after another, each at its own index (from ``first_index``): a first chunk with the id, the name
     and ``"arguments": ""``, then a chunk a piece (``repeat_ids``: the id and name on every chunk, as some providers
     send them), then ``finish_reason: "tool_calls"``."""
@@ -47,7 +52,7 @@ def chat_stream(calls: Sequence[Call], seed: int, *, first_index: int = 0, repea
     for number, (name, arguments) in enumerate(calls):
         index = first_index + number
         chunks.append(sse.chat_chunk(sse.tool_delta(index, "", id=call_id(number), name=name)))
-        for piece in pieces(arguments, seed + number):
+        for piece in pieces(arguments, seed + number, cut):
             if repeat_ids:
                 chunks.append(sse.chat_chunk(sse.tool_delta(index, piece, id=call_id(number), name=name)))
             else:
@@ -77,13 +82,13 @@ def chat_tools(calls: Sequence[Call], strict: bool = False) -> list[Any]:
 # --- OpenAI Responses ---------------------------------------------------------------------------------------------
 
 
-def responses_stream(calls: Sequence[Call], seed: int) -> list[Any]:
+def responses_stream(calls: Sequence[Call], seed: int, cut: Optional[Cutter] = None) -> list[Any]:
     events: list[Any] = [sse.response_event("created", "in_progress")]
     output = []
     for number, (name, arguments) in enumerate(calls):
         item_id = f"fc_{number:03d}"
         events.append(sse.item_added(number, item_id, call_id(number), name))
-        events += [sse.arguments_delta(number, item_id, piece) for piece in pieces(arguments, seed + number)]
+        events += [sse.arguments_delta(number, item_id, piece) for piece in pieces(arguments, seed + number, cut)]
         events.append(sse.arguments_done(number, item_id, arguments))
         done = sse.item_done(number, item_id, call_id(number), name, arguments)
         events.append(done)
@@ -103,11 +108,11 @@ def responses_text_stream(text: str, seed: int) -> list[Any]:
 # --- Anthropic Messages -------------------------------------------------------------------------------------------
 
 
-def anthropic_stream(calls: Sequence[Call], seed: int) -> list[Any]:
+def anthropic_stream(calls: Sequence[Call], seed: int, cut: Optional[Cutter] = None) -> list[Any]:
     events = [sse.message_start()]
     for number, (name, arguments) in enumerate(calls):
         events.append(sse.tool_use_start(number, call_id(number), name))
-        events += [sse.json_delta(number, piece) for piece in pieces(arguments, seed + number)]
+        events += [sse.json_delta(number, piece) for piece in pieces(arguments, seed + number, cut)]
         events.append(sse.block_stop(number))
     return events + sse.message_end("tool_use")
 
@@ -200,7 +205,7 @@ def snake_case(value: Any) -> Any:
 # --- Bedrock Converse -----------------------------------------------------------------------------------------------
 
 
-def bedrock_stream(calls: Sequence[Call], seed: int) -> list[tuple[str, dict[str, Any]]]:
+def bedrock_stream(calls: Sequence[Call], seed: int, cut: Optional[Cutter] = None) -> list[tuple[str, dict[str, Any]]]:
     """The calls as Converse streams them: (event type, payload), as boto3 yields ``{type: payload}``. A text block
     first, as Claude writes one before its calls."""
     events: list[tuple[str, dict[str, Any]]] = [("messageStart", {"role": "assistant"})]
@@ -209,7 +214,7 @@ def bedrock_stream(calls: Sequence[Call], seed: int) -> list[tuple[str, dict[str
     for number, (name, arguments) in enumerate(calls, start=1):
         tool_use = {"toolUseId": call_id(number - 1), "name": name}
         events.append(("contentBlockStart", {"start": {"toolUse": tool_use}, "contentBlockIndex": number}))
-        for piece in pieces(arguments, seed + number):
+        for piece in pieces(arguments, seed + number, cut):
             events.append(("contentBlockDelta", {"delta": {"toolUse": {"input": piece}}, "contentBlockIndex": number}))
         events.append(("contentBlockStop", {"contentBlockIndex": number}))
     events.append(("messageStop", {"stopReason": "tool_use"}))
@@ -231,14 +236,14 @@ def as_boto3(events: Sequence[tuple[str, dict[str, Any]]]) -> list[dict[str, Any
 # --- Cohere v2 ------------------------------------------------------------------------------------------------------
 
 
-def cohere_stream(calls: Sequence[Call], seed: int) -> list[Any]:
+def cohere_stream(calls: Sequence[Call], seed: int, cut: Optional[Cutter] = None) -> list[Any]:
     message = {"role": "assistant", "tool_plan": "", "tool_calls": [], "content": [], "citations": []}
     events: list[Any] = [{"type": "message-start", "id": "msg_cohere", "delta": {"message": message}}]
     events.append({"type": "tool-plan-delta", "delta": {"message": {"tool_plan": "I will do that."}}})
     for number, (name, arguments) in enumerate(calls):
         tool_call = {"id": call_id(number), "type": "function", "function": {"name": name, "arguments": ""}}
         events.append({"type": "tool-call-start", "index": number, "delta": {"message": {"tool_calls": tool_call}}})
-        for piece in pieces(arguments, seed + number):
+        for piece in pieces(arguments, seed + number, cut):
             delta = {"message": {"tool_calls": {"function": {"arguments": piece}}}}
             events.append({"type": "tool-call-delta", "index": number, "delta": delta})
         events.append({"type": "tool-call-end", "index": number})

@@ -1,7 +1,8 @@
 """The cross-engine case list in every format of the registry (``tests/model_output_cases.py``), on both backends:
-each case read whole, cut in two at every position, a character a piece and a byte of its UTF-8 a piece gives the
-same events (split invariance); the events are well formed (every call starts once, ends once, its deltas between);
-and the result is the case's contract. The docs' table of cases is the one the cases give."""
+each case read whole, cut in two at every position, a character a piece, a byte of its UTF-8 a piece and in random
+pieces of 1 to 6 characters gives the same events (split invariance); the events are well formed (every call starts
+once, ends once, its deltas between); and the result is the case's contract. The docs' table of cases is the one
+the cases give."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ from .model_output_cases import (
     page_table,
 )
 from .model_outputs import call_id, merged
+from .strategies import cut_randomly
 
 
 def _params() -> list[Any]:
@@ -96,6 +98,8 @@ def test_case_holds_its_contract_however_cut(backend: ModuleType, format_name: s
     assert read(make, list(text)) == whole, "a character a piece"
     encoded = text.encode("utf-8")
     assert read(make, [encoded[i : i + 1] for i in range(len(encoded))]) == whole, "a byte of UTF-8 a piece"
+    for seed in range(3):  # token-like pieces of 1 to 6 characters, several cuts at once
+        assert read(make, cut_randomly(text, seed, 1, 6)) == whole, ("random pieces", seed)
     if written.pieces is not None:
         assert read(make, written.pieces) == whole, written.pieces
 

@@ -729,6 +729,9 @@ def test_pythonic_values_are_python_literals(backend: ModuleType) -> None:
 
 
 def test_text_that_is_no_pythonic_call_is_content(backend: ModuleType) -> None:
+    """A pythonic list is calls only as the whole output ("Hello [f(a=1)]" is content, as vLLM reads it; SGLang reads
+    the list as calls): the families that write it write the calls alone (Llama 3.2's prompt format: no other text),
+    and a bracket in prose read as a call's start could not be taken back. See the docs' formats page."""
     for text in ["[1] See the docs (here).", "[note] done", "[]", "  [ ok", "Hello [f(a=1)]"]:
         for pieces in cuts_of(text, "pythonic", 3).values():
             events = merged(read_all(stream_of(backend, "pythonic"), pieces))
@@ -782,6 +785,26 @@ def test_harmony_channels(backend: ModuleType) -> None:
     ]
     for pieces in cuts_of(text, "harmony", 4).values():
         assert merged(read_all(stream_of(backend, "harmony"), pieces)) == expected
+
+
+def test_a_harmony_body_whose_header_the_prompt_wrote_streams_at_once(backend: ModuleType) -> None:
+    """gpt-oss writes a header first in every message (the role, <|channel|>, a recipient's to=); text where a header
+    would stand that begins with none of them is a body whose header the prompt wrote (or a server dropped): content,
+    out as it comes, not held to the next <|start|> (SGLang's GptOssDetector streams it too)."""
+    stream = stream_of(backend, "harmony")()
+    assert stream.feed("Sure, ") == [ContentDelta("Sure, ")]
+    assert stream.feed("the weather in Oslo:") == [ContentDelta("the weather in Oslo:")]
+    events = stream.feed(
+        '<|end|><|start|>assistant to=functions.get_weather<|channel|>commentary json<|message|>{"city": "Oslo"}'
+    )
+    assert events[0] == ToolCallStart(0, "call_0", "get_weather")
+    text = "Sunny.<|end|><|start|>assistant<|channel|>final<|message|>Done.<|return|>"
+    for pieces in cuts_of(text, "harmony", 6).values():
+        assert merged(read_all(stream_of(backend, "harmony"), pieces)) == [ContentDelta("Sunny.Done.")]
+    # What may still begin a header waits for the next piece: a header it is.
+    stream = stream_of(backend, "harmony")()
+    assert stream.feed(" <|chan") == []
+    assert stream.feed("nel|>analysis<|message|>Hm") == [ReasoningDelta("Hm")]
 
 
 @pytest.mark.parametrize(

@@ -81,7 +81,7 @@ def test_the_twin_relays_have_one_surface(backend: ModuleType) -> None:
     relay = ModelOutputStream("hermes", parser_class=backend.StreamingJsonParser)._relay
     public = {name for name in dir(relay) if not name.startswith("_")}
     assert public == {name for name in dir(_relay_pure.Relay) if not name.startswith("_")}
-    assert public == {"arguments", "content", "feed", "off", "string", "trim_held"}
+    assert public == {"arguments", "content", "feed", "off", "string", "strip_held", "trim_held"}
 
 
 @pytest.mark.parametrize("format_name", ALL_FORMAT_NAMES)

@@ -13,6 +13,8 @@ from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from streaming_json.model_output import (
     ArgumentsDelta,
@@ -25,6 +27,7 @@ from streaming_json.model_output import (
 )
 
 from .model_outputs import REAL_CALLS, tools_for
+from .strategies import examples
 
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing", reason="transformers is a test dependency")
 serving = pytest.importorskip("transformers.cli.serving.utils")
@@ -279,3 +282,34 @@ def test_what_cannot_be_streamed_is_refused_by_field_and_feature(template: dict[
         del fields[key]
     with pytest.raises(ValueError, match=f"field 'tool_calls'.*({feature})"):
         ToolCallFormat.from_response_template(template)
+
+
+@examples(100)
+@given(
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(["path", "content"]), st.text(st.sampled_from([" ", "\n", "\t", "a", '"', "é", "<"]))
+        ),
+        min_size=1,
+        max_size=2,
+    ),
+    st.integers(0, 10**6),
+)
+def test_stripped_values_stream_alike_on_the_fast_and_general_paths(
+    backend: ModuleType, drawn: list[dict[str, str]], seed: int
+) -> None:
+    """A value whose blanks the template strips: the relay's fast path holds back its last blanks as the general path
+    does, and both give transformers' message."""
+    spec = FALLBACKS["qwen3_5"]
+    format = ToolCallFormat.from_response_template(spec)
+    text = "Hi.\n" + "\n".join(write_call("qwen3_5", "write", json.dumps(value)) for value in drawn) + "<|im_end|>"
+    rng = random.Random(seed)
+    pieces = cut(text, rng) if seed % 2 else list(text)
+    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
+    general_events = [general._feed_general(piece) for piece in pieces] + [general.finish()]
+    assert fast_events == general_events
+    ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
+    expected = chat_parsing.parse_response(text, spec, prefix="")
+    assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]

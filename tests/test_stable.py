@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 from types import ModuleType
-from typing import Any
+from typing import Any, Callable, Optional
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from streaming_json import MISSING
 
-from .strategies import examples, json_texts, mutated_texts, pieces_of, split_at
+from .jsonvalues import identical_json
+from .provider_streams import anthropic_stream, as_boto3, bedrock_stream, chat_stream, cohere_stream, responses_stream
+from .strategies import edged_strings, examples, json_texts, json_values, mutated_texts, pieces_of, split_at
 
 
 def json_type(value: Any) -> str:
@@ -98,9 +100,9 @@ def test_the_layers_above_the_parser_read_stably_by_default(backend: ModuleType)
     reference = backend.StreamingJsonDocuments(stable=False)
     reference.append('{"a": 1.')
     assert reference.snapshot() == {}
-    arguments = backend.ToolCallArgumentsStream(stable=True)
+    arguments = backend.ToolCallArgumentsStream()  # built for a UI: stable by default
     assert arguments.append('{"timeout": 3') == {"timeout": 3} and arguments.append(".") == {"timeout": 3}
-    assert backend.ToolCallArgumentsStream().append('{"timeout": 3.') == {}
+    assert backend.ToolCallArgumentsStream(stable=False).append('{"timeout": 3.') == {}
 
 
 @examples(150)
@@ -125,3 +127,127 @@ def test_the_adapters_read_stably_unless_told_not_to(backend: ModuleType) -> Non
         output = OpenAIChatStructuredOutput(parser_class=backend.StreamingJsonParser, stable=stable)
         output.feed(chat_chunk(content_delta('{"timeout": 3')))
         assert output.feed(chat_chunk(content_delta("."))) == shown
+
+
+# --- What a UI shows: ToolCallArgumentsStream and the adapters' live calls -------------------------------------------
+
+
+def vanished(earlier: Any, later: Any) -> Optional[str]:
+    """Why ``later`` does not extend ``earlier`` (None where it does): every key and element shown is still there,
+    strings only grow, every value keeps its JSON type, and only a number at the end of the open path (being read)
+    may take another value (``2`` then ``2.5``)."""
+    stack: list[tuple[Any, Any, bool, str]] = [(earlier, later, True, "$")]  # (earlier, later, open path's end, where)
+    while stack:
+        before, after, at_end, where = stack.pop()
+        if json_type(before) != json_type(after):
+            return f"{where}: {before!r} became {after!r}"
+        if isinstance(before, str):
+            if not after.startswith(before):
+                return f"{where}: {before!r} became {after!r}"
+        elif isinstance(before, (dict, list)):
+            slots = list(before) if isinstance(before, dict) else list(range(len(before)))
+            for position, slot in enumerate(slots):
+                if slot not in after if isinstance(after, dict) else slot >= len(after):
+                    return f"{where}: {slot!r} vanished"
+                last = at_end and position == len(slots) - 1
+                stack.append((before[slot], after[slot], last, f"{where}[{slot!r}]"))
+        elif not (at_end and json_type(before) == "number") and not identical_json(before, after):
+            return f"{where}: {before!r} became {after!r}"
+    return None
+
+
+def check_shown(values: list[Any]) -> None:
+    """What a UI is shown, one value after another: each extends the one before, and is the same object where it
+    holds the same value (a new object only where the value changed)."""
+    for number, (before, after) in enumerate(zip(values, values[1:]), start=1):
+        problem = vanished(before, after)
+        assert problem is None, f"value {number}: {problem}"
+        if identical_json(before, after):
+            assert after is before, f"value {number}: a new object for the same value {after!r}"
+
+
+objects = json_texts(st.dictionaries(st.one_of(st.text(max_size=8), edged_strings), json_values(10), max_size=5))
+# Numbers whose fraction or exponent comes after the digits shown (the issue's {"lines": [1, 2.5]}), and literals.
+objects = st.one_of(
+    objects,
+    json_texts(
+        st.dictionaries(
+            st.sampled_from(["lines", "n"]),
+            st.lists(
+                st.floats(allow_nan=False, allow_infinity=False) | st.integers() | st.booleans() | st.none(), max_size=4
+            ),
+            min_size=1,
+        )
+    ),
+)
+
+
+@examples(150)
+@given(text=objects, data=st.data())
+def test_tool_call_arguments_never_vanish_and_are_the_same_object_until_they_change(
+    backend: ModuleType, text: str, data: Any
+) -> None:
+    """On every cut (every character alone too): what ``append`` returns extends what it returned before (the
+    reference's reading showed ``[1, 2]``, then ``[1]``, then ``[1, 2.5]``), and is the same object until the
+    arguments change (it returned a new, equal dict 10 times in the issue's 37 characters); ``finish()`` returns that
+    same object where it is the final value."""
+    every_character = data.draw(st.integers(0, 3)) == 0
+    pieces = list(text) if every_character else split_at(text, data.draw(st.lists(st.integers(0, len(text)))))
+    stream = backend.ToolCallArgumentsStream()
+    shown = [stream.append(piece) for piece in pieces]
+    result = stream.finish()
+    assert result.error is None and identical_json(result.arguments, json.loads(text))
+    check_shown([*shown, result.arguments])
+
+
+def test_the_issues_call_shows_each_value_once(backend: ModuleType) -> None:
+    text = '{"lines": [1, 2.5], "name": "ab", "ok": true, "n": null}'
+    stream = backend.ToolCallArgumentsStream()
+    shown = [stream.append(char) for char in text]
+    distinct = [value for number, value in enumerate(shown) if number == 0 or value is not shown[number - 1]]
+    assert [value.get("lines") for value in distinct[:5]] == [None, [], [1], [1, 2], [1, 2.5]]
+    assert len(distinct) == 10  # {}, then one new object for each change
+    assert stream.finish().arguments is shown[-1]
+
+
+def _adapters() -> list[tuple[str, Callable[..., Any], Callable[..., list[Any]]]]:
+    from streaming_json import integrations
+
+    def boto3_events(calls: Any, seed: int, cut: Any) -> list[Any]:
+        return as_boto3(bedrock_stream(calls, seed, cut))
+
+    return [
+        ("openai-chat", integrations.OpenAIChatToolCalls, lambda calls, seed, cut: chat_stream(calls, seed, cut=cut)),
+        ("openai-responses", integrations.OpenAIResponsesToolCalls, responses_stream),
+        ("anthropic", integrations.AnthropicToolCalls, anthropic_stream),
+        ("bedrock", integrations.BedrockToolCalls, boto3_events),
+        ("cohere", integrations.CohereToolCalls, cohere_stream),
+    ]
+
+
+@examples(60)
+@given(texts=st.lists(objects, min_size=1, max_size=2), data=st.data())
+def test_the_adapters_live_calls_never_vanish_and_are_the_same_object_until_they_change(
+    backend: ModuleType, texts: list[str], data: Any
+) -> None:
+    """The same for the live calls of every adapter whose calls stream as text (the arguments after every event,
+    the final ones last), on every cut."""
+    every_character = data.draw(st.integers(0, 3)) == 0
+    offsets = data.draw(st.lists(st.integers(0, 2000), max_size=20))
+
+    def cut(text: str) -> list[str]:
+        return list(text) if every_character else split_at(text, [offset % (len(text) + 1) for offset in offsets])
+
+    calls = [(f"tool_{number}", text) for number, text in enumerate(texts)]
+    for api, reader, stream_of in _adapters():
+        accumulator = reader(arguments_stream_class=backend.ToolCallArgumentsStream)
+        shown: dict[int, list[Any]] = {}
+        for event in stream_of(calls, 0, cut):
+            accumulator.feed(event)
+            for number, call in enumerate(accumulator.calls):
+                shown.setdefault(number, []).append(call.arguments)
+        accumulator.finish()
+        assert [call.done and call.error is None for call in accumulator.calls] == [True] * len(calls), api
+        for number, call in enumerate(accumulator.calls):
+            assert identical_json(call.arguments, json.loads(texts[number])), api
+            check_shown([*shown[number], call.arguments])

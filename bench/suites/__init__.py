@@ -46,6 +46,11 @@ SUITES = {
             "make bench-producer",
         ),
         Suite(
+            "producer_templates",
+            "a response_template: our drop-in ResponseParser against transformers' own",
+            "the test extra",
+        ),
+        Suite(
             "serving",
             "our vLLM parsers and SGLang detectors in the servers' loops, over the DeltaMessage floor",
             "make bench-producer",

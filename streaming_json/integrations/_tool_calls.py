@@ -159,11 +159,11 @@ class LiveToolCall:
         self.key = key
         self.id = id
         self.name = name
-        self.arguments = {}
         self.done = False
         self.result = None
         self.repair = None
         self._use(stream)
+        self.arguments = stream.append("")  # the stream's own {}: the same object until the arguments change
 
     @property
     def text(self) -> str:
@@ -216,12 +216,11 @@ class LiveToolCall:
         if isinstance(text, str):
             self.arguments = self._stream.replace(text).arguments
 
-    def _finish(self, parsed: Optional[ToolCallResult] = None) -> None:
-        """End the call as the API ended it: one strict parse of its text (``parsed``: that parse, where the caller
-        made it already; a typed tool's stream validates too, so it parses again)."""
-        if parsed is None or isinstance(self._stream, TypedArguments):
-            parsed = self._stream.finish()
-        self.result = parsed
+    def _finish(self) -> None:
+        """End the call as the API ended it: its stream's one strict parse of its text (the stream's, also where the
+        caller parsed the text to see that it is whole: the final arguments are the last partial ones, the same
+        object, where they hold the same value; a typed tool's stream validates too)."""
+        self.result = self._stream.finish()
         self.arguments = self.result.arguments
         self.done = True
 
@@ -337,7 +336,7 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         if call.name is None and name is not None:
             call.name = name
             model = self._models.get(name)
-            if model is not None and not isinstance(call._stream, TypedArguments):
+            if model is not None and not call.done and not isinstance(call._stream, TypedArguments):
                 call._use(TypedArguments(model, call.text, self._parser_class, self._coerce))
                 call.arguments = call._append_piece("")
 
@@ -367,10 +366,9 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
             call = self._open.get(key)
             if call is None:
                 continue
-            parsed = _parse_if_whole(call.text)
-            if parsed is not None:
+            if _is_whole(call.text):
                 del self._open[key]
-                ended.extend(self._end(call, None, parsed))
+                ended.extend(self._end(call, None))
         return ended
 
     def _cut_open(self, keys: Iterable[_Key], reason: str) -> list[LiveToolCall]:
@@ -400,12 +398,10 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
                 changed.append(writing)
         return changed + self._finish_open(keys)
 
-    def _end(
-        self, call: LiveToolCall, reason: Optional[str], parsed: Optional[ToolCallResult] = None
-    ) -> list[LiveToolCall]:
-        """End ``call``, no longer open: as the API ended it (``reason`` None: one strict parse, ``parsed`` where the
-        caller made it already), or cut off (``reason``: how). Return it and the calls read out of it, which share its
-        key and follow it in :attr:`calls`.
+    def _end(self, call: LiveToolCall, reason: Optional[str]) -> list[LiveToolCall]:
+        """End ``call``, no longer open: as the API ended it (``reason`` None: one strict parse), or cut off
+        (``reason``: how). Return it and the calls read out of it, which share its key and follow it in
+        :attr:`calls`.
 
         Arguments that hold several whole JSON objects back to back (a provider that puts every parallel call at one
         index, with no new id) are that many calls, each to the tool named, in order: the first keeps the call's id,
@@ -416,7 +412,7 @@ class ToolCallAccumulator(ReadsEventFields, Generic[_Key]):
         Chat Completions); only the last is ``incomplete``."""
         text = call.text
         if reason is None:
-            call._finish(parsed)
+            call._finish()
             problem = call.problem
             if problem is None or problem.kind != "malformed" or problem.detail != "Extra data":
                 return [call]
@@ -500,20 +496,18 @@ def _canonical(segment: str) -> str:
     return json.dumps(_decoder.decode(segment), sort_keys=True, ensure_ascii=False)
 
 
-def _parse_if_whole(text: str) -> Optional[ToolCallResult]:
-    """The strict parse of a call's text so far where it is a whole JSON value (or whole objects back to back), not
-    blank: what a new call after it means is over; None where it is not."""
+def _is_whole(text: str) -> bool:
+    """Whether a call's text so far is a whole JSON value (or whole objects back to back), not blank: what a new call
+    after it means is over."""
     if not text.strip(_JSON_WHITESPACE):
-        return None
-    parsed = parse_tool_call_arguments(text)
-    problem = parsed.problem
+        return False
+    problem = parse_tool_call_arguments(text).problem
     if problem is None or problem.kind == "not_object":
-        return parsed
+        return True
     if problem.kind == "malformed" and problem.detail == "Extra data":
         split = _objects_back_to_back(text)
-        if split is not None and split[1]:
-            return parsed
-    return None
+        return split is not None and split[1]
+    return False
 
 
 def unique(calls: Iterable[LiveToolCall]) -> list[LiveToolCall]:

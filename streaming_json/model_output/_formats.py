@@ -112,6 +112,10 @@ class ChannelSyntax:
     named is content."""
     recipient_prefix: str = ""
     """Taken off a recipient to give the tool's name (``functions.``)."""
+    header_begins: tuple[str, ...] = ()
+    """What a header begins with, blanks aside (``<|channel|>``, a recipient's ``to=``, the role after
+    ``<|start|>``); text where a header would stand that begins with none of them is the body of a message whose
+    header the prompt wrote: content, streamed at once (without these, any text there is read as a header)."""
 
 
 @dataclass(frozen=True)
@@ -519,6 +523,7 @@ for _format in (
             channel=re.compile(r"<\|channel\|>\s*(?P<channel>[^\s<]+)"),
             kinds=(("analysis", "reasoning"), ("final", "content"), ("commentary", "content")),
             recipient_prefix="functions.",
+            header_begins=("<|channel|>", "to=", "assistant"),
         ),
         aliases=("gpt_oss", "openai"),
     ),

@@ -34,6 +34,7 @@ cdef extern from "Python.h":
     void* PyUnicode_DATA(object text)
     Py_UCS4 PyUnicode_READ(int kind, void* data, Py_ssize_t index)
     object PyUnicode_Substring(object text, Py_ssize_t start, Py_ssize_t end)
+    bint Py_UNICODE_ISSPACE(Py_UCS4 char)
 
 
 cdef extern from *:
@@ -133,6 +134,8 @@ cdef class Relay:
     ``changes(text, changes)`` the general path for a piece the parser has read and reported changes of."""
 
     cdef public bint trim_held  # a string value's last newline, held back in case the value ends after it
+    cdef public str strip_held  # a stripped string value's last blanks, held back until text follows them
+    cdef bint _strip
     cdef object _general
     cdef object _changes
     cdef int _mode
@@ -151,6 +154,8 @@ cdef class Relay:
 
     def __init__(self, general, changes):
         self.trim_held = False
+        self.strip_held = ""
+        self._strip = False
         self._general = general
         self._changes = changes
         self._mode = OFF
@@ -177,10 +182,13 @@ cdef class Relay:
         self._index = index
 
     @cython.critical_section  # one thread at a time in it, on a free-threaded build (nothing with the GIL)
-    def string(self, str stop not None, str second not None, str trim not None, list chunks not None, index):
+    def string(self, str stop not None, str second not None, str trim not None, list chunks not None, index,
+               bint strip=False):
         """The next piece may be more of a string value's text in call ``index``, where it holds neither ``stop``
-        nor ``second``; a last ``trim`` character is held back (``""``: none)."""
+        nor ``second``; a last ``trim`` character is held back (``""``: none); with ``strip``, its last blanks are
+        (onto ``strip_held``, which goes out before the next text)."""
         self._mode = STRING
+        self._strip = strip
         self._stop = stop[0]
         self._second = second[0]
         self._trim = trim[0] if trim else 0
@@ -199,8 +207,10 @@ cdef class Relay:
         """The stream's ``feed``: the piece read by a fast path where one takes it, else by the general path."""
         cdef object found
         cdef str piece
-        cdef Py_ssize_t length
+        cdef Py_ssize_t length, end
         cdef Py_UCS4 char
+        cdef int kind
+        cdef void* data
         if self._mode == OFF or type(text) is not str:
             return self._general(text)
         piece = <str>text
@@ -215,6 +225,18 @@ cdef class Relay:
         if self._mode == STRING:
             if holds(piece, self._stop) or holds(piece, self._second):
                 return self._general(text)
+            if self._strip:
+                if PyUnicode_GET_LENGTH(self.strip_held):
+                    piece = self.strip_held + piece
+                length = end = PyUnicode_GET_LENGTH(piece)
+                kind, data = PyUnicode_KIND(piece), PyUnicode_DATA(piece)
+                while end and Py_UNICODE_ISSPACE(PyUnicode_READ(kind, data, end - 1)):
+                    end -= 1
+                if end < length:
+                    self.strip_held = PyUnicode_Substring(piece, end, length)
+                    piece = PyUnicode_Substring(piece, 0, end)
+                else:
+                    self.strip_held = ""
             if self._trim:
                 if self.trim_held:
                     piece = chr(self._trim) + piece

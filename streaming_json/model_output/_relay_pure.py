@@ -43,6 +43,7 @@ class Relay:
 
     __slots__ = (
         "trim_held",
+        "strip_held",
         "_general",
         "_changes",
         "_mode",
@@ -50,6 +51,7 @@ class Relay:
         "_stop",
         "_second",
         "_trim",
+        "_strip",
         "_firsts",
         "_chunks",
         "_index",
@@ -57,6 +59,8 @@ class Relay:
 
     def __init__(self, general: Callable[[str], list[Any]], changes: Callable[[str, list[Any]], list[Any]]) -> None:
         self.trim_held = False  # a string value's last newline, held back in case the value ends after it
+        self.strip_held = ""  # a stripped string value's last blanks, held back until text follows them
+        self._strip = False
         self._general = general
         self._changes = changes
         self._mode = _OFF
@@ -80,13 +84,15 @@ class Relay:
         self._chunks = chunks
         self._index = index
 
-    def string(self, stop: str, second: str, trim: str, chunks: list[str], index: int) -> None:
+    def string(self, stop: str, second: str, trim: str, chunks: list[str], index: int, strip: bool = False) -> None:
         """The next piece may be more of a string value's text in call ``index``, where it holds neither ``stop``
-        nor ``second``; a last ``trim`` character is held back (``""``: none)."""
+        nor ``second``; a last ``trim`` character is held back (``""``: none); with ``strip``, its last blanks are
+        (onto ``strip_held``, which goes out before the next text)."""
         self._mode = _STRING
         self._stop = stop
         self._second = second
         self._trim = trim
+        self._strip = strip
         self._chunks = chunks
         self._index = index
 
@@ -108,6 +114,11 @@ class Relay:
                     return [_new(ArgumentsDelta, (self._index, found))]
             elif mode == _STRING:
                 if self._stop not in text and self._second not in text:
+                    if self._strip:
+                        text = self.strip_held + text
+                        kept = text.rstrip()
+                        self.strip_held = text[len(kept) :]
+                        text = kept
                     trim = self._trim
                     if trim:
                         held = self.trim_held

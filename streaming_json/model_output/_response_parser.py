@@ -116,7 +116,8 @@ class ResponseParser:
         self._output: dict[str, Any] = json.loads(json.dumps(compiled.defaults))
         self._field: Optional[str] = None  # the open region: a field's name, or None
         self._text: list[str] = []  # its text so far
-        self._calls: dict[int, dict[str, Any]] = {}
+        self._names: dict[int, str] = {}  # the calls open, by index
+        self._calls_field = compiled.calls_field
         self._finalized = False
         self.initial_events: list[dict[str, Any]] = []
         if prefix:
@@ -128,7 +129,21 @@ class ResponseParser:
             raise RuntimeError("ResponseParser already finalized")
         if not isinstance(text, str):
             raise TypeError("feed() takes the output's text")
-        return self._events(self._stream.feed(text))
+        events = self._stream.feed(text)
+        if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # the common piece: more of a call's arguments
+            index, arguments = events[0]
+            return [
+                {
+                    "type": "region_chunk",
+                    "field": self._calls_field,
+                    "text": arguments,
+                    "dirty": True,
+                    "index": index,
+                    "name": self._names[index],
+                    "arguments": arguments,
+                }
+            ]
+        return self._events(events) if events else []
 
     def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """End the output: the message, and the events its end completes."""
@@ -157,17 +172,26 @@ class ResponseParser:
             elif kind is ReasoningDelta:
                 self._chunk(out, template.reasoning_field, event.text, False)
             elif kind is ArgumentsDelta:
-                call = self._calls[event.index]
-                out.append({"type": "region_chunk", "field": template.calls_field, "text": event.text, "dirty": True})
-                out[-1].update(index=event.index, name=call["name"], arguments=event.text)
+                index, arguments = event
+                out.append(
+                    {
+                        "type": "region_chunk",
+                        "field": template.calls_field,
+                        "text": arguments,
+                        "dirty": True,
+                        "index": index,
+                        "name": self._names[index],
+                        "arguments": arguments,
+                    }
+                )
             elif kind is ToolCallStart:
                 self._close(out, before_call=True)
                 self._field = template.calls_field
-                self._calls[event.index] = {"name": event.name}
+                self._names[event.index] = event.name
                 out.append({"type": "region_open", "field": template.calls_field, "index": event.index})
                 out[-1]["name"] = event.name
             elif kind is ToolCallEnd:
-                value = self._call_value(self._calls.pop(event.index)["name"], event.arguments)
+                value = self._call_value(self._names.pop(event.index), event.arguments)
                 self._output.setdefault(template.calls_field, []).append(value)
                 out.append({"type": "region_close", "field": template.calls_field, "value": value})
                 out[-1]["index"] = event.index

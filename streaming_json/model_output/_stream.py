@@ -279,6 +279,7 @@ class ModelOutputStream(_FeedSlot):
         self._header: list[str] = []
         self._header_length = 0
         self._header_blank = True  # nothing but blanks read of the header yet (call objects may come instead)
+        self._header_begins = format.channels.header_begins if format.channels is not None else ()
         self._parser: Any = None
         self._json_calls = False  # the JSON read is call objects (not a call's arguments alone)
         self._call_depth = 0  # 0: the JSON is one call (or its arguments); 1: an array of calls
@@ -293,8 +294,7 @@ class ModelOutputStream(_FeedSlot):
         self._value_mode = _DISCARD
         self._value_parts: list[str] = []
         self._value_trim = ""
-        self._value_strip = False  # the value sheds every blank at each end; those at its end so far:
-        self._value_blanks = ""
+        self._value_strip = False  # the value sheds every blank at each end (those at its end: the relay's strip_held)
         self._value_started = False
         self._quote = ""  # the quote that closes the literal string being read
         self._scan_depth = 0  # in a literal's nested value: how deep, and the quote of the string it is in
@@ -359,8 +359,8 @@ class ModelOutputStream(_FeedSlot):
                 trim = ""
             else:
                 stops, trim = "", ""
-            if stops and len(stops) <= 2 and (self._value_started or not trim) and not self._value_strip:
-                relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index)
+            if stops and len(stops) <= 2 and (self._value_started or not (trim or self._value_strip)):
+                relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index, self._value_strip)
             else:
                 relay.off()
         elif self._read_place is self._read_content and self._content_started:
@@ -634,15 +634,24 @@ class ModelOutputStream(_FeedSlot):
         return position
 
     def _read_header(self, text: str, position: int) -> int:
-        if self._header_blank and self.format.call_objects_after_begin:
+        if self._header_blank and (self.format.call_objects_after_begin or self._header_begins):
             start = _skip_blanks(text, position)
             if start < len(text):
-                self._header_blank = False
-                if text[start] in "[{":  # call objects, not a header (Mistral's older spelling)
+                if text[start] in "[{" and self.format.call_objects_after_begin:
+                    self._header_blank = False  # call objects, not a header (Mistral's older spelling)
                     self._header = []
                     self._header_length = 0
                     self._begin_json(text[start], call_objects=True)
                     return start
+                begins = self._header_begins
+                if begins and not any(text.startswith(begin, start) for begin in begins):
+                    tail = text[start:]
+                    if any(begin.startswith(tail) for begin in begins):
+                        self._held = text[position:]  # it may begin a header yet
+                        return len(text)
+                    self._abandon_header("")  # a body whose header the prompt wrote (Harmony): content, at once
+                    return position
+                self._header_blank = False
         markers = self._markers.header
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
@@ -913,7 +922,7 @@ class ModelOutputStream(_FeedSlot):
         self._value_parts = []
         self._value_started = False
         self._relay.trim_held = False
-        self._value_blanks = ""
+        self._relay.strip_held = ""
         self._value_mode = _DISCARD
         if call is None:
             return
@@ -947,9 +956,9 @@ class ModelOutputStream(_FeedSlot):
                         return
                 kept = text.rstrip()
                 if not kept:
-                    self._value_blanks += text
+                    self._relay.strip_held += text
                     return
-                text, self._value_blanks = self._value_blanks + kept, text[len(kept) :]
+                text, self._relay.strip_held = self._relay.strip_held + kept, text[len(kept) :]
             trim = self._value_trim
             if trim:
                 if not self._value_started:

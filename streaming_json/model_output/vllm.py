@@ -50,6 +50,9 @@ from ._stream import ModelOutputStream
 __all__ = [
     "StreamingJsonToolParser",
     "StreamingJsonThinkReasoningParser",
+    "StreamingJsonHfToolParser",
+    "StreamingJsonHfReasoningParser",
+    "HF_PARSER_NAME",
     "TOOL_PARSERS",
     "PARSER_NAMES",
     "THINK_PARSER_NAME",
@@ -458,6 +461,33 @@ class _ThinkReader:
         return "", held
 
 
+class StreamingJsonHfToolParser(StreamingJsonToolParser):
+    """``streaming_json_hf``: the served checkpoint's ``response_template`` (its tokenizer's, transformers'
+    declarative output format), compiled into a :class:`ToolCallFormat` when vLLM makes the parser; where vLLM's
+    ``hf`` parser sends each call whole when it closes, this one streams its arguments. A template the engine cannot
+    stream raises ``ValueError`` naming the field and the feature."""
+
+    def __init__(self, tokenizer: Any, tools: Optional[list[Any]] = None, *args: Any, **kwargs: Any) -> None:
+        super().__init__(tokenizer, tools, *args, **kwargs)
+        self.format = ToolCallFormat.from_response_template(tokenizer, "hf")  # type: ignore[misc]  # this checkpoint's
+
+
+class StreamingJsonHfReasoningParser(StreamingJsonThinkReasoningParser):
+    """``streaming_json_hf``: the reasoning block the served checkpoint's ``response_template`` names."""
+
+    def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
+        reasoning = ToolCallFormat.from_response_template(tokenizer, "hf").reasoning
+        if reasoning is None:
+            raise ValueError("the checkpoint's response_template has no reasoning field")
+        self.begin, self.end = reasoning  # type: ignore[misc]  # this checkpoint's markers
+        super().__init__(tokenizer, *args, **kwargs)
+
+
+HF_PARSER_NAME = PREFIX + "hf"
+"""The ``--tool-call-parser`` and ``--reasoning-parser`` name of the parsers that read the served checkpoint's
+``response_template``."""
+
+
 def _parser_class(format: ToolCallFormat) -> type[StreamingJsonToolParser]:
     title = "".join(part.capitalize() for part in format.name.split("_"))
     return type(
@@ -519,6 +549,8 @@ def register() -> None:
         ToolParserManager.register_module(PREFIX + name, module=parser_class)
     for name, reasoning_class in REASONING_PARSERS.items():
         ReasoningParserManager.register_module(name, module=reasoning_class)
+    ToolParserManager.register_module(HF_PARSER_NAME, module=StreamingJsonHfToolParser)
+    ReasoningParserManager.register_module(HF_PARSER_NAME, module=StreamingJsonHfReasoningParser)
 
 
 register()
