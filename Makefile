@@ -7,6 +7,8 @@
 # make docs       - build the documentation site into docs/_build/html, strictly: any warning (a broken link) fails
 # make test-servers - the inference servers' tier: our vLLM and SGLang parsers in vLLM's and SGLang's own code, and
 #                   vLLM's own tool-parser tests against them (an environment of its own, .venv-servers)
+# make test-versions - on each CPython 3.9-3.13 (pyenv's, else python3.X on PATH; a missing one fails): a fresh
+#                   environment, a plain pip install building the compiled core, the core and model-output suites
 # make run-web    - the example page where tool calls fill in live (examples/web_app.py), on http://127.0.0.1:8001/
 PYTHON ?= python3
 PYPY ?= pypy3
@@ -36,7 +38,23 @@ DIST ?= dist
 # The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.
 WHEELHOUSE := STREAMING_JSON_WHEELHOUSE=$(abspath $(DIST))
 
-.PHONY: run run-web screenshot test test-fast lint docs wheels test-pypy test-servers bench bench-producer fuzz annotate clean
+# make test-versions: the CPythons the classifiers claim. Each is found as pyenv installs it ($(HOME)/.pyenv/versions/
+# 3.X.N, not a free-threaded 3.X.Nt), else as python3.X on PATH (not pyenv's shim, which names a version only where
+# that version is selected).
+TEST_VERSIONS ?= 3.9 3.10 3.11 3.12 3.13
+VERSIONS_VENVS := .venv-versions
+PYENV_VERSIONS := $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions
+python_for = $(firstword $(filter-out %t/bin/python$(1),$(sort $(wildcard $(PYENV_VERSIONS)/$(1).*/bin/python$(1)))) \
+	$(filter-out %/shims/python$(1),$(shell command -v python$(1))))
+# The core suite (the parser: the reference's vectors, the twins' agreement, documents, repair, problems, threads,
+# the compiled core's use of CPython's internals) and the model-output suite, on both backends. The property tests run
+# at a tenth of their examples: the whole suite runs them in full on 3.11 (`make test`), on the same code; what
+# differs from one version to the next is CPython's C API and library, which a tenth reaches as well.
+VERSIONS_SUITE := tests/test_conformance.py tests/test_twins.py tests/test_documents.py tests/test_repair.py \
+	tests/test_problems.py tests/test_jsontestsuite.py tests/test_snapshot_reuse.py tests/test_threads.py \
+	tests/test_memory_safety.py $(sort $(wildcard tests/test_model_output*.py))
+
+.PHONY: run run-web screenshot test test-versions test-fast lint docs wheels test-pypy test-servers bench bench-producer fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +89,27 @@ lint: $(STAMP)
 test: lint docs wheels $(NODE_TESTS_STAMP)
 	$(WHEELHOUSE) STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
+
+# Each version: a fresh environment, `pip install '.[test-core]'` as a user would (pip fetches setuptools and Cython
+# and builds the compiled core), then the suites from a copy of tests/, where `import streaming_json` finds the
+# installed package and not the checkout (whose compiled modules are another version's, if any). The versions run one
+# after the other (`make -j2 test-versions`: two at once).
+test-versions: $(addprefix test-version-,$(TEST_VERSIONS))
+
+test-version-%:
+	@python="$(call python_for,$*)"; \
+	if [ -z "$$python" ]; then echo "test-versions: CPython $* not found (pyenv's or python$* on PATH)" >&2; exit 1; fi; \
+	echo "test-versions: CPython $* ($$python)"
+	rm -rf $(VERSIONS_VENVS)/$*
+	$(call python_for,$*) -m venv $(VERSIONS_VENVS)/$*
+	$(VERSIONS_VENVS)/$*/bin/python -m pip install --quiet --upgrade pip
+	$(VERSIONS_VENVS)/$*/bin/python -m pip install --quiet '.[test-core]'
+	@# The pages some tests read (docs/, README.md) come along; the built site does not.
+	mkdir -p $(VERSIONS_VENVS)/$*/suite && tar -c --exclude=docs/_build --exclude=__pycache__ tests docs README.md \
+		pyproject.toml | tar -x -C $(VERSIONS_VENVS)/$*/suite
+	cd $(VERSIONS_VENVS)/$*/suite && STREAMING_JSON_REQUIRE_COMPILED=1 STREAMING_JSON_EXAMPLES_SCALE=0.1 \
+		../bin/python -m pytest -q -p no:cacheprovider -m "not slow and not timing" -n 2 -p no:benchmark \
+		--durations=3 $(VERSIONS_SUITE)
 
 # The edit loop: every test but the slow and timing tiers (the markers in pyproject.toml), at a tenth of the hypothesis
 # examples; `make test` runs every tier.
@@ -208,7 +247,7 @@ annotate: $(BIN)/python
 # generated C and egg-info that `make wheels`'s sdist writes beside the sources (it carries them), the compiled modules
 # an editable install puts beside their sources, the annotated HTML of `make annotate`, and what setuptools versions
 # before this setup.py left (build/). `pip install .` writes nothing into the checkout (setup.py).
-VENVS := $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) $(SERVERS_VENV)
+VENVS := $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) $(SERVERS_VENV) $(VERSIONS_VENVS)
 BUILD_PRODUCTS := $(DIST) build *.egg-info $(foreach folder,streaming_json streaming_json/model_output,$(folder)/*.so \
 	$(folder)/*.c $(folder)/*.html) streaming_json/COMPILE_FAILED
 
