@@ -39,7 +39,7 @@ except ImportError as error:  # pragma: no cover - the message is the point
         f"streaming_json.model_output.sglang needs SGLang ({error}): pip install sglang (0.5.23 is the one tested)"
     ) from error
 
-__all__ = ["StreamingJsonDetector", "DETECTORS", "register"]
+__all__ = ["StreamingJsonDetector", "DETECTORS", "register", "register_response_template", "HF_DETECTOR_NAME"]
 
 
 class StreamingJsonDetector(BaseFormatDetector):  # type: ignore[misc]  # SGLang's class: Any to the type checker
@@ -183,3 +183,18 @@ def register() -> dict[str, type[StreamingJsonDetector]]:
         DETECTORS[PREFIX + name] = detector
     FunctionCallParser.ToolCallParserEnum.update(DETECTORS)
     return dict(DETECTORS)
+
+
+HF_DETECTOR_NAME = PREFIX + "hf"
+"""The ``--tool-call-parser`` name :func:`register_response_template` gives a checkpoint's template."""
+
+
+def register_response_template(source: Any, name: str = HF_DETECTOR_NAME) -> type[StreamingJsonDetector]:
+    """Add a detector for the served checkpoint's ``response_template`` (transformers' declarative output format) to
+    SGLang's ``FunctionCallParser.ToolCallParserEnum`` as ``name``: ``source`` is the checkpoint's tokenizer (its
+    ``response_template``), its ``tokenizer_config.json`` path or folder, or the template. SGLang makes its detectors
+    without the tokenizer, so the template is read here, once, in the process that serves. A template the engine
+    cannot stream raises ``ValueError`` naming the field and the feature."""
+    detector = _detector_class(ToolCallFormat.from_response_template(source, "hf"))
+    FunctionCallParser.ToolCallParserEnum[name] = detector
+    return detector
