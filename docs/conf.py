@@ -47,3 +47,7 @@ autodoc_typehints_format = "short"
 
 html_theme = "furo"
 html_title = f"streaming_json {release}"
+
+# Code blocks wrap rather than scroll sideways (docs/_static/code-blocks.css).
+html_static_path = ["_static"]
+html_css_files = ["code-blocks.css"]

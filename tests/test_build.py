@@ -74,8 +74,14 @@ def _one(folder: Path, pattern: str) -> Path:
     return found[0]
 
 
-def _compiled_wheel(wheelhouse: Path) -> Path:
-    return _one(wheelhouse, f"streaming_json-{VERSION}-*manylinux*.whl")
+# The CPythons `make wheels` builds a compiled wheel for (and `make test-versions` tests): the Makefile's list.
+_LISTED = re.search(r"^TEST_VERSIONS \?= (.+)$", (ROOT / "Makefile").read_text(encoding="utf-8"), re.MULTILINE)
+WHEEL_VERSIONS = _LISTED.group(1).split() if _LISTED else []
+
+
+def _compiled_wheel(wheelhouse: Path, version: str = f"{sys.version_info[0]}.{sys.version_info[1]}") -> Path:
+    tag = "cp" + version.replace(".", "")
+    return _one(wheelhouse, f"streaming_json-{VERSION}-{tag}-{tag}-*manylinux*.whl")
 
 
 def _pure_wheel(wheelhouse: Path) -> Path:
@@ -126,7 +132,9 @@ def test_the_wheelhouse_holds_the_sdist_and_both_wheels(wheelhouse: Path) -> Non
     assert re.fullmatch(pattern, compiled.name), compiled.name
     _pure_wheel(wheelhouse)
     _sdist(wheelhouse)
-    assert len(list(wheelhouse.iterdir())) == 3, sorted(path.name for path in wheelhouse.iterdir())
+    others = {_compiled_wheel(wheelhouse, version) for version in WHEEL_VERSIONS} - {compiled}
+    assert len(others) == len(WHEEL_VERSIONS) - 1 and WHEEL_VERSIONS, WHEEL_VERSIONS  # one a version, this one's too
+    assert len(list(wheelhouse.iterdir())) == 2 + len(WHEEL_VERSIONS), sorted(p.name for p in wheelhouse.iterdir())
     with zipfile.ZipFile(compiled) as archive:
         libraries = sorted(name.split(".")[0] for name in archive.namelist() if name.endswith(".so"))
     assert libraries == ["streaming_json/_core", "streaming_json/model_output/_relay"], libraries  # nothing grafted
@@ -158,6 +166,26 @@ def test_each_wheel_installs_without_a_compiler_and_reads_json(wheelhouse: Path,
         env,
     ).split()
     assert where[0].startswith(str(_site_packages(python))) and where[1:] == [VERSION, "True"], where
+
+
+@cpython_only("the compiled wheels are CPython's")
+@pytest.mark.parametrize("version", WHEEL_VERSIONS)
+def test_each_versions_wheel_installs_and_imports_the_compiled_core(
+    wheelhouse: Path, tmp_path: Path, version: str
+) -> None:
+    """Each CPython's compiled wheel, installed on that CPython where no compiler runs, reads JSON with the compiled
+    core (the suites run on each version in `make test-versions`)."""
+    found = _run(["make", "--no-print-directory", "-s", f"python-for-{version}"], ROOT).strip()
+    assert found, f"CPython {version} not found"
+    python = tmp_path / "env" / "bin" / "python"
+    _run([found, "-m", "venv", "--without-pip", str(python.parent.parent)], tmp_path)
+    env = dict(os.environ, **NO_COMPILER)
+    wheel = _compiled_wheel(wheelhouse, version)
+    # That CPython's own pip (this environment's may not run on an older one).
+    install = [found, "-m", "pip", "--python", str(python), "install", "--quiet", "--no-index", "--no-deps", str(wheel)]
+    _run(install, tmp_path, env)
+    check = f"import sys; assert sys.version_info[:2] == {tuple(map(int, version.split('.')))}; {PARSE}"
+    assert _run([str(python), "-c", check], tmp_path, env).strip() == "cython {'a': [1, 'b']}"
 
 
 def _package_files() -> set[str]:

@@ -40,7 +40,7 @@ try:  # the regular expression parser, which CPython 3.11 moved
 except ImportError:  # pragma: no cover - before 3.11
     _sre = importlib.import_module("sre_parse")
 
-__all__ = ["structural_tag", "has_structural_tag", "call_markers", "ToolSpec"]
+__all__ = ["structural_tag", "has_structural_tag", "call_markers", "legacy_structure", "ToolSpec"]
 
 Schema = Union[dict[str, Any], bool]
 ToolSpec = tuple[str, Schema]
@@ -428,6 +428,20 @@ def call_markers(format: ToolCallFormat, name: str) -> tuple[str, str]:
 
 _JSON_STRING = r'"(?:[^"\\]|\\.)*"'
 _OTHER_KEYS = rf"(?:{_JSON_STRING}{_BLANKS}:{_BLANKS}(?:{_JSON_STRING}|-?[0-9]+){_BLANKS},{_BLANKS})*"
+
+
+def legacy_structure(format: ToolCallFormat, name: str) -> tuple[str, str, str]:
+    """A call of this tool as xgrammar's older structural tag writes it: the text before its JSON arguments, the
+    text after them, and the trigger (a prefix of the first) that starts it: the call's own section around it
+    (SGLang's ``StructureInfo``). Only for formats whose arguments are JSON between two markers."""
+    begin, end = call_markers(format, name)
+    trigger = format.call_begin or ""
+    if format.section_begin:
+        array = format.call_begin is None and format.payload == "call" and not format.separators
+        begin = format.section_begin[0] + ("[" if array else "") + begin
+        end = end + ("]" if array else "") + (format.section_end[0] if format.section_end else "")
+        trigger = format.section_begin[0]
+    return begin, end, trigger or begin
 
 
 def _call_object_begin(format: ToolCallFormat, name: str) -> str:

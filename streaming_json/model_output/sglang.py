@@ -26,8 +26,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, Optional
 
 from ._formats import FORMATS, ToolCallFormat
-from ._servers import PREFIX, format_markers, grouped, tool_definitions, tool_names
+from ._servers import PREFIX, format_markers, grouped, request_structural_tag, tool_definitions, tool_names
 from ._stream import ModelOutputStream
+from ._structural_tags import has_structural_tag, legacy_structure
 
 try:
     from sglang.srt.function_call.base_format_detector import BaseFormatDetector
@@ -38,7 +39,7 @@ except ImportError as error:  # pragma: no cover - the message is the point
         f"streaming_json.model_output.sglang needs SGLang ({error}): pip install sglang (0.5.23 is the one tested)"
     ) from error
 
-__all__ = ["StreamingJsonDetector", "DETECTORS", "register"]
+__all__ = ["StreamingJsonDetector", "DETECTORS", "register", "register_response_template", "HF_DETECTOR_NAME"]
 
 
 class StreamingJsonDetector(BaseFormatDetector):  # type: ignore[misc]  # SGLang's class: Any to the type checker
@@ -124,18 +125,37 @@ class StreamingJsonDetector(BaseFormatDetector):  # type: ignore[misc]  # SGLang
         return StreamingParseResult(normal_text=piece.content, calls=items)
 
     def supports_structural_tag(self) -> bool:
-        """Our detectors read the output; they do not constrain its generation."""
-        return False
+        """Whether the format has a structural tag (every built-in one has): SGLang then constrains required, named
+        and strict tool choices with it and reads the output with this detector."""
+        return has_structural_tag(self.format)
+
+    def get_structural_tag(
+        self,
+        tools: Any = None,
+        tool_choice: Any = "auto",
+        thinking_mode: bool = False,
+        parallel_tool_calls: bool = True,
+    ) -> Any:
+        """The xgrammar ``StructuralTag`` built from the format's data for these tools and ``tool_choice``
+        (``FunctionCallParser.get_structure_constraint`` asks it): the calls in the format's own markers, a strict
+        tool's arguments following its schema, the reasoning block first where ``thinking_mode``."""
+        tag = request_structural_tag(
+            self.format, tools, tool_choice, parallel=parallel_tool_calls, reasoning=thinking_mode
+        )
+        if tag is None:
+            return None
+        from xgrammar import StructuralTag  # SGLang's own dependency, which constrains generation
+
+        return StructuralTag.model_validate(tag)
 
     def structure_info(self) -> Any:
-        """What SGLang's constrained generation would write for a call, where the format says it in markers and a
-        call object (``"call"`` payloads with a per-call marker)."""
-        format = self.format
-        if format.payload != "call" or format.call_begin is None:
-            raise NotImplementedError(f"the {format.name!r} format's calls are not one marker and a call object")
-        begin, end = format.call_begin, format.call_end or ""
-        key = format.arguments_keys[0]
-        return lambda name: StructureInfo(begin=f'{begin}{{"name": "{name}", "{key}": ', end="}" + end, trigger=begin)
+        """SGLang's older structural tag (a begin and end around each call's JSON arguments, and a trigger), for the
+        formats whose arguments are JSON between two markers; ``get_structural_tag`` serves every format."""
+        try:
+            legacy_structure(self.format, "f")
+        except ValueError as error:
+            raise NotImplementedError(str(error)) from None
+        return lambda name: StructureInfo(*legacy_structure(self.format, name))
 
 
 def _detector_class(format: ToolCallFormat) -> type[StreamingJsonDetector]:
@@ -163,3 +183,18 @@ def register() -> dict[str, type[StreamingJsonDetector]]:
         DETECTORS[PREFIX + name] = detector
     FunctionCallParser.ToolCallParserEnum.update(DETECTORS)
     return dict(DETECTORS)
+
+
+HF_DETECTOR_NAME = PREFIX + "hf"
+"""The ``--tool-call-parser`` name :func:`register_response_template` gives a checkpoint's template."""
+
+
+def register_response_template(source: Any, name: str = HF_DETECTOR_NAME) -> type[StreamingJsonDetector]:
+    """Add a detector for the served checkpoint's ``response_template`` (transformers' declarative output format) to
+    SGLang's ``FunctionCallParser.ToolCallParserEnum`` as ``name``: ``source`` is the checkpoint's tokenizer (its
+    ``response_template``), its ``tokenizer_config.json`` path or folder, or the template. SGLang makes its detectors
+    without the tokenizer, so the template is read here, once, in the process that serves. A template the engine
+    cannot stream raises ``ValueError`` naming the field and the feature."""
+    detector = _detector_class(ToolCallFormat.from_response_template(source, "hf"))
+    FunctionCallParser.ToolCallParserEnum[name] = detector
+    return detector

@@ -25,6 +25,10 @@ How a parser meets vLLM's serving layer (0.33's ``vllm.parser.abstract_parser.De
 - ``adjust_request`` sets ``skip_special_tokens=False`` where the format's markers are (or hold) special tokens of
   the tokenizer (otherwise the detokenizer would drop them before the parser sees them), and
   ``spaces_between_special_tokens=False`` (otherwise it would write a blank between two of them).
+- ``get_structural_tag`` gives vLLM's serving layer the xgrammar structural tag built from the format's data
+  (``_structural_tags``): with ``tool_choice="required"``, a named tool, or a strict tool (``--tool-strict-level``),
+  the model writes its calls in its own format, constrained, and the parser reads them as any output
+  (``structural_tag_model`` set makes vLLM's ``supports_required_and_named`` False: no JSON-schema fallback).
 - The request's tools (or those the parser was made with) are what a call may use (a call to another ends with an
   error); their parameters' schemas type the values of the formats that write them as text (Qwen3-Coder, GLM, ...).
 
@@ -44,8 +48,9 @@ from typing import Any, Callable, ClassVar, Optional
 from ._events import ModelOutputEvent
 from ._formats import FORMATS, ToolCallFormat
 from ._markers import Markers
-from ._servers import PREFIX, format_markers, grouped, tool_definitions
+from ._servers import PREFIX, format_markers, grouped, request_structural_tag, tool_definitions
 from ._stream import ModelOutputStream
+from ._structural_tags import has_structural_tag
 
 __all__ = [
     "StreamingJsonToolParser",
@@ -181,6 +186,8 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
 
     format: ClassVar[ToolCallFormat]
     engine_based_streaming = True
+    structural_tag_model: ClassVar[Optional[str]] = None
+    """``streaming_json_FORMAT`` where the format has a structural tag (vLLM asks ``get_structural_tag`` then)."""
 
     def __init__(self, tokenizer: Any, tools: Optional[list[Any]] = None, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, tools)
@@ -237,6 +244,22 @@ class StreamingJsonToolParser(ToolParser):  # type: ignore[misc]  # vLLM's class
                 # (else the detokenizer writes a blank between two special tokens: "<|open|> tools <|sep|>")
                 request.spaces_between_special_tokens = False
         return request
+
+    def get_structural_tag(self, request: Any, *, reasoning: bool = False, strict_level: Any = None) -> Any:
+        """The xgrammar ``StructuralTag`` that makes the model write this request's calls in the format (vLLM's
+        ``DelegatingParser`` asks it for required, named and strict tool choices), or None where no tag applies:
+        vLLM's rules pick the tools and their strictness (``--tool-strict-level``, each tool's ``strict``;
+        ``VLLM_ENFORCE_STRICT_TOOL_CALLING=0`` turns tags off), a strict tool's arguments follow its schema."""
+        if not getattr(importlib.import_module("vllm.envs"), "VLLM_ENFORCE_STRICT_TOOL_CALLING", True):
+            return None
+        registry = importlib.import_module("vllm.tool_parsers.structural_tag_registry")
+        if strict_level is None:
+            strict_level = registry.ToolStrictLevel.AUTO
+        tools = registry.get_structural_tag_tools(self.structural_tag_model, request.tools or [], request.tool_choice)
+        tools = registry.resolve_tool_strictness(tools, request.tool_choice, strict_level)
+        parallel = getattr(request, "parallel_tool_calls", None) is not False
+        tag = request_structural_tag(self.format, tools, request.tool_choice, parallel=parallel, reasoning=reasoning)
+        return None if tag is None else registry.StructuralTag.model_validate(tag)
 
     def _markers_are_special(self) -> bool:
         special = special_tokens(self.model_tokenizer)
@@ -493,7 +516,11 @@ def _parser_class(format: ToolCallFormat) -> type[StreamingJsonToolParser]:
     return type(
         f"StreamingJson{title}ToolParser",
         (StreamingJsonToolParser,),
-        {"format": format, "__doc__": f"The {format.name!r} format's calls, read by ModelOutputStream."},
+        {
+            "format": format,
+            "structural_tag_model": PREFIX + format.name if has_structural_tag(format) else None,
+            "__doc__": f"The {format.name!r} format's calls, read by ModelOutputStream.",
+        },
     )
 
 

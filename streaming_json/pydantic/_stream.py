@@ -38,7 +38,9 @@ class ModelStream(Generic[T]):
 
     ``append(piece)`` returns the partial value so far: None before the root starts; for a model, an instance of its
     partial twin (:func:`partial_twin`: the same fields, each None until read) while it streams, and an instance of
-    the model itself once it is complete and valid, reused from then on. Strings grow as they stream, except where the
+    the model itself once it is complete and valid, reused from then on (a part whose type holds a
+    ``Stream.with_state()`` field stays in its partial type, wrappers and all, until the whole value completes); the
+    same object as before where a piece changed nothing shown. Strings grow as they stream, except where the
     type is a literal, an enum or a constrained string; numbers and booleans show once complete; a value never
     changes type. Completed parts are validated once; an invalid one stays partial and its error goes to
     ``errors``. ``finish()`` validates the complete text once, strictly.

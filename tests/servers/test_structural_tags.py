@@ -1,7 +1,10 @@
 """Our structural tags through xgrammar (the grammar engine vLLM and SGLang hand them to): for every format of the
 registry, the tag compiles; a grammar compiled from it accepts the real calls written as the format writes them
 (``required``: the calls alone; ``auto``: with the prose around them) and rejects a call that breaks it (an argument
-of the wrong type for a strict tool, a tool the request does not offer, a call cut off)."""
+of the wrong type for a strict tool, a tool the request does not offer, a call cut off). And the servers' own code
+asks our parsers for them: vLLM's ``DelegatingParser.adjust_request`` and SGLang's
+``FunctionCallParser.get_structure_constraint``, for ``tool_choice="required"`` and a named tool, give xgrammar our
+tag (no JSON-schema fallback), whose grammar accepts the real calls, which the same parsers then read back."""
 
 from __future__ import annotations
 
@@ -11,10 +14,16 @@ from typing import Any
 
 import pytest
 import xgrammar
+from sglang.srt.entrypoints.openai.protocol import Tool, ToolChoice
+from sglang.srt.function_call.function_call_parser import FunctionCallParser
+from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+from vllm.parser.parser_manager import ParserManager
 from xgrammar.testing import _is_grammar_accept_string
 
 from streaming_json.model_output import FORMATS
+from streaming_json.model_output import vllm as ours
 from streaming_json.model_output._structural_tags import structural_tag
+from streaming_json.model_output.sglang import register
 from tests.model_outputs import (
     ALL_FORMAT_NAMES,
     PROSE_AFTER,
@@ -25,6 +34,10 @@ from tests.model_outputs import (
     writable,
     write_output,
 )
+
+from .outputs import tokenizer
+
+register()
 
 WEATHER = {
     "type": "object",
@@ -95,3 +108,67 @@ def test_the_tag_rejects_a_malformed_call(format_name: str) -> None:
     assert not accepts(format_name, tools, unknown_tool)
     cut = good.rstrip()[:-1]
     assert not accepts(format_name, tools, cut)
+
+
+# --- In the servers' own code --------------------------------------------------------------------------------------
+
+
+def strict(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [{**tool, "function": {**tool["function"], "strict": True}} for tool in tools]
+
+
+def choices(format_name: str) -> list[tuple[Any, list[tuple[str, str]], str]]:
+    """``required`` with a group of real calls, and a named tool with one call of it: (tool_choice, calls, the
+    choice our tag is built for)."""
+    group = next(group for group in groups(format_name) if len(group) > 1 or FORMATS[format_name].channels)
+    named = {"type": "function", "function": {"name": group[0][0]}}
+    return [("required", group, "required"), (named, group[:1], "forced")]
+
+
+def expected_calls(format_name: str, calls: list[tuple[str, str]]) -> list[tuple[str, Any]]:
+    _, events = write_output(format_name, calls)
+    names = [event.name for event in events if event.kind == "start"]
+    return list(zip(names, [event.arguments for event in events if event.kind == "end"]))
+
+
+@pytest.mark.parametrize("format_name", ALL_FORMAT_NAMES)
+def test_vllms_serving_layer_constrains_forced_choices_with_our_tag(format_name: str) -> None:
+    parser_class = ParserManager.get_parser(
+        tool_parser_name=ours.PREFIX + format_name,
+        reasoning_parser_name=None,
+        enable_auto_tools=True,
+        tokenizer=tokenizer(),
+    )
+    for tool_choice, calls, choice in choices(format_name):
+        tools = strict(tools_for(calls))
+        request = ChatCompletionRequest(
+            model="m", messages=[{"role": "user", "content": "Go."}], tools=tools, tool_choice=tool_choice
+        )
+        parser = parser_class(tokenizer(), request.tools)
+        request = parser.adjust_request(request)
+        assert request.structured_outputs is not None and request.structured_outputs.json is None
+        given = request.structured_outputs.structural_tag
+        ours_tag = structural_tag(FORMATS[format_name], specs(tools), choice)
+        assert json.loads(given) == xgrammar.StructuralTag.model_validate(ours_tag).model_dump()
+        text, _ = write_output(format_name, calls)
+        assert _is_grammar_accept_string(xgrammar.Grammar.from_structural_tag(given), text), text
+        _, _, read = parser.parse(text, request, enable_auto_tools=True)
+        assert [(call.name, json.loads(call.arguments)) for call in read or []] == expected_calls(format_name, calls)
+
+
+@pytest.mark.parametrize("format_name", ALL_FORMAT_NAMES)
+def test_sglangs_function_call_parser_constrains_forced_choices_with_our_tag(format_name: str) -> None:
+    for tool_choice, calls, choice in choices(format_name):
+        tools = strict(tools_for(calls))
+        parser = FunctionCallParser([Tool.model_validate(tool) for tool in tools], "streaming_json_" + format_name)
+        sglang_choice = tool_choice if isinstance(tool_choice, str) else ToolChoice.model_validate(tool_choice)
+        constraint = parser.get_structure_constraint(sglang_choice)
+        assert constraint is not None and constraint[0] == "structural_tag"
+        ours_tag = structural_tag(FORMATS[format_name], specs(tools), choice)
+        assert constraint[1].model_dump() == xgrammar.StructuralTag.model_validate(ours_tag).model_dump()
+        text, _ = write_output(format_name, calls)
+        grammar_of_tag = xgrammar.Grammar.from_structural_tag(constraint[1].model_dump_json())
+        assert _is_grammar_accept_string(grammar_of_tag, text), text
+        assert parser.owns_tool_format()  # SGLang reads the constrained output with our detector
+        _, items = parser.parse_non_stream(text)
+        assert [(item.name, json.loads(item.parameters)) for item in items] == expected_calls(format_name, calls)

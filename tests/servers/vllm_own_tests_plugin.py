@@ -43,6 +43,14 @@ VLLM_PARSERS = {
     "openai": ("vllm.tool_parsers.gptoss_tool_parser", "GptOssToolParser", "harmony"),
     "pythonic": ("vllm.tool_parsers.pythonic_tool_parser", "PythonicToolParser", "pythonic"),
     "llama4_pythonic": ("vllm.tool_parsers.llama4_pythonic_tool_parser", "Llama4PythonicToolParser", "llama4_pythonic"),
+    # The families vLLM 0.33 added parsers for.
+    "step3": ("vllm.tool_parsers.step3_tool_parser", "Step3ToolParser", "step3"),
+    "step3p5": ("vllm.tool_parsers.step3p5_tool_parser", "Step3p5ToolParser", "qwen3_coder"),
+    "hy_v3": ("vllm.tool_parsers.hy_v3_tool_parser", "HYV3ToolParser", "hy_v3"),
+    "ernie45": ("vllm.tool_parsers.ernie45_tool_parser", "Ernie45ToolParser", "ernie45"),
+    "granite4": ("vllm.tool_parsers.granite4_tool_parser", "Granite4ToolParser", "hermes"),
+    "longcat": ("vllm.tool_parsers.longcat_tool_parser", "LongcatFlashToolParser", "longcat"),
+    "olmo3": ("vllm.tool_parsers.olmo3_tool_parser", "Olmo3PythonicToolParser", "olmo3"),
 }
 
 # Where vLLM's engine keeps a parser for a format too (its tests of tests/parser/engine/ build it there): the engine's
