@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from . import vllm_own_tests
-from .vllm_own_tests import GROUPS, listed_as
+from .vllm_own_tests import GROUPS, LISTED, listed_as
 
 CASES = [(name, files) for group in GROUPS.values() for name, files in group.items()]
 
@@ -45,5 +45,9 @@ def test_vllm_own_tests_pass_with_ours_in_place(
     assert not unexpected, "\n\n".join(f"{test}:\n{message}" for test, message in unexpected.items())
     stale = [test for test in mine if listed_as(test) is not None and mine[test]["outcome"] not in ("failed", "error")]
     assert not stale, f"listed as failing with ours, but they pass now: {stale}"
+    # Each listing names tests that exist (a misspelt one would list nothing, and hide nothing either).
+    here = {listed_as(test) for test in ours if test.split("::")[0] in files}
+    unknown = [key for key in LISTED if key.split("::")[0] in files and key not in here]
+    assert not unknown, f"listed, but vLLM's files have no such test: {unknown}"
     # vLLM's parsers pass their own tests here (the tokenizer made here serves them): the run is a fair one.
     assert all(theirs[test]["outcome"] in ("passed", "skipped", "xfailed") for test in mine)

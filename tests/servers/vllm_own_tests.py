@@ -47,6 +47,9 @@ FILES = {
     "granite4": ["tests/tool_parsers/test_granite4_tool_parser.py"],
     "longcat": ["tests/tool_parsers/test_longcat_tool_parser.py"],
     "olmo3": ["tests/tool_parsers/test_olmo3_tool_parser.py"],
+    "deepseek_v4": ["tests/tool_parsers/test_deepseekv4_tool_parser.py"],
+    "minimax_m3": ["tests/tool_parsers/test_minimax_m3_tool_parser.py"],
+    "kimi_k3": ["tests/tool_parsers/test_kimi_k3_named_tool_choice.py"],
 }
 
 # vLLM's engine tests that replay a format's token streams at chunk sizes 1, 2, 3, 5, 11, 23 and whole, through the
@@ -59,6 +62,9 @@ ENGINE_FILES = {
     "minimax_m2": ["tests/parser/engine/test_minimax_m2.py"],
     "deepseek_v32": ["tests/parser/engine/test_deepseek_v32.py"],
     "gemma4": ["tests/parser/engine/test_gemma4_streaming_reasoning.py"],
+    "deepseek_v4": ["tests/parser/engine/test_deepseek_v4.py"],
+    "deepseek_v41": ["tests/parser/engine/test_deepseek_v41.py"],
+    "minimax_m3": ["tests/parser/engine/test_minimax_m3.py"],
 }
 GROUPS = {"tests/tool_parsers": FILES, "tests/parser/engine": ENGINE_FILES}
 
@@ -75,7 +81,7 @@ def _each(file: str, why: str, *tests: str) -> dict[str, str]:
 # below by the test it is why for).
 _ENGINE_STATE = (
     "reads the engine parser's private state (parser_engine_config, _engine, skip_tool_parsing, "
-    "_build_extracted_result)"
+    "_build_extracted_result, reasoning_end_token_ids)"
 )
 _SERVING_PARSER_LACKS = (
     "calls a method of vLLM's engine Parser that the Parser vLLM's serving layer composes over a ToolParser and a "
@@ -167,6 +173,69 @@ _TEXT_BETWEEN_CALLS_DROPPED = (
     "dropped text as a loss)"
 )
 
+_TEXT_AFTER_CALLS_DROPPED = (
+    "vLLM drops the text after the tool block (a call ends the turn: 'Done.', 'post', a wrapper's end tag it does "
+    "not read as one); ours gives every character outside the calls as content (issue 20 counts dropped text as a "
+    "loss)"
+)
+_ORPHAN_SECTION_END_LEAKS = (
+    "invokes written without the tool block's opener (DeepSeek V4 at long context, vLLM #48931) are read as calls, "
+    "but the block's end marker after them (</\uff5cDSML\uff5ctool_calls>) reaches content: the stream does not "
+    "take a block's end marker as one where its opener was left out"
+)
+_IMPLICIT_REASONING_END = (
+    "a tool block opened inside the reasoning block (</think> left out) must end the reasoning, as vLLM's DeepSeek V4 "
+    "engine does: ours keeps the block reasoning up to </think>, the calls in it; and (but "
+    "test_thinking_false_explicit_think_then_tool_call) the test opens the reasoning block by chat_template_kwargs "
+    "alone, with no prompt, where ours starts in content"
+)
+_DSML_BARE_PARAMETER = (
+    "a DSML parameter without its string attribute: vLLM reads its value as JSON where it is JSON, else as a string "
+    "('Paris'); ours reads it as string=\"false\" (JSON, as written) and ends the call with an error where it is no "
+    "JSON (the whole output is then content; streamed, the call ends with that error)"
+)
+_UNKNOWN_TOOL_READ = (
+    "the calls name tools the request does not have (its tools are another's: 'stub', or 'create_order' for a call "
+    "to 'other'): vLLM's DeepSeek V4.1 and MiniMax-M3 engines read them; ours ends a call to a tool not in the "
+    "request with an error in every format, and the whole output is then content"
+)
+_LEADING_ZERO_INTEGER = (
+    "an integer parameter written with a leading zero (a zip code, 018956): vLLM reads it with int() as 18956, "
+    "dropping the zero; ours reads an integer by JSON's syntax, where 018956 is none, so the call ends with an error "
+    "(the whole output is content; streamed, the element tree was sent as a string before the error)"
+)
+_M3_MALFORMED_ELEMENTS = (
+    "MiniMax-M3 arguments with malformed elements (text between elements, a mismatched end tag, nesting deeper than "
+    "128): vLLM keeps the parameters before the fault and drops the rest of the arguments' text; ours ends the call "
+    "with an error (the whole output is then content); an element left open at the invoke's end is read up to it "
+    "(note: 'unterminated', kept) where vLLM drops it"
+)
+_M3_BLOCK_END_NAMED_ELEMENT = (
+    "an argument element named tool_call inside the arguments: its end tag is the tool block's end marker, where "
+    "the stream ends the block (vLLM reads the elements' nesting first)"
+)
+_M3_INVOKE_OUTSIDE_BLOCK = (
+    "an invoke written outside <tool_call>: vLLM's MiniMax-M3 parser gives it as content, while its DeepSeek V4 "
+    "parser reads an invoke without its block as a call (vLLM #48931); ours reads the invoke as a call in both "
+    "formats (the markup is no prose)"
+)
+_ARGUMENTS_WHOLE_AT_INVOKE_END = (
+    "asserts that the arguments come whole in one delta at </invoke> (no argument text before it): ours streams each "
+    "argument as it is read, the point of issue 45 (vLLM #47998: MiniMax-M3's arguments arrive only when the call "
+    "closes)"
+)
+_SKIP_SPECIAL_TOKENS_KEPT = (
+    "a request setting, not a reading: vLLM's MiniMax-M3 parser leaves skip_special_tokens on (M3's markers are "
+    "non-special added tokens); ours turns it off wherever the markers are special or added tokens, or the "
+    "tokenizer does not say (the test's fake tokenizer has an empty vocabulary): a marker lost is a call lost"
+)
+_K3_NAMED_WITHOUT_TAG = (
+    "adjust_request for a named tool choice with no structural tag attached: vLLM's Kimi K3 parser rejects it "
+    "(VLLMValidationError: only the XTML structural tag can force the call); ours returns the request as it is, "
+    "so the named choice goes unforced (vLLM's serving layer attaches our structural tag first where strict tool "
+    "calling is on, the default)"
+)
+
 NOT_APPLICABLE = {
     _LLAMA + "test_regex_timeout_handling": "patches the vLLM parser's private regex (tool_call_start_regex)",
     **_each("tests/tool_parsers/test_olmo3_tool_parser.py", _PYTHONIC_REGEX, "test_regex_timeout_handling"),
@@ -214,6 +283,24 @@ NOT_APPLICABLE.update(
             "TestStreaming::test_streaming_wrapper_unwrap_consistency",
         ),
         **_each(_EN + "test_seed_oss.py", _ENGINE_STATE, "test_token_overrides_wired"),
+        **_each(
+            _EN + "test_deepseek_v4.py",
+            _ENGINE_STATE,
+            "TestThinkingModeConfig::test_parser_thinking_mode_matches_tokenizer_default",
+            "TestThinkingModeConfig::test_reasoning_effort_none_overrides_enable_thinking",
+            "TestImplicitReasoningEnd::test_reasoning_end_token_ids_drop_multi_token_tool_opener",
+        ),
+        **_each(
+            _EN + "test_deepseek_v4.py",
+            _SERVING_PARSER_LACKS,
+            "TestParallelUnwrapping::test_unwrap_parallel_streaming",
+            "TestStreamingWrapperConsistency::test_streaming_wrapper_unwrap_consistency",
+        ),
+        **_each(
+            _EN + "test_minimax_m3.py",
+            _SERVING_PARSER_LACKS,
+            "TestStreaming::test_truncated_invoke_keeps_completed_params",
+        ),
         **_each(
             _EN + "test_gemma4_streaming_reasoning.py",
             _GEMMA_PROMPT_UNDECODABLE,
@@ -406,7 +493,110 @@ VLLM_CHOICES = {
     ),
 }
 
+_DSV4 = "tests/tool_parsers/test_deepseekv4_tool_parser.py"
+_M3 = "tests/tool_parsers/test_minimax_m3_tool_parser.py"
+VLLM_CHOICES.update(
+    {
+        **_each(_DSV4, _TEXT_AFTER_CALLS_DROPPED, "test_function_calls_wrapper_is_not_recognized"),
+        **_each(_DSV4, _WRAPPER_UNWRAPPED, "test_extract_tool_calls_arguments_wrapper"),
+        **_each(
+            _EN + "test_deepseek_v4.py",
+            _TEXT_AFTER_CALLS_DROPPED,
+            "TestMissingInvokeEnd::test_streaming_with_trailing_content",
+            "TestMissingToolCallsWrapper::test_trailing_content_dropped_consistently[False]",
+        ),
+        **_each(
+            _EN + "test_deepseek_v4.py",
+            _BLANKS_DROPPED,
+            "TestMissingToolCallsWrapper::test_non_streaming[False]",
+            "TestMissingToolCallsWrapper::test_second_wrapped_block_after_orphan",
+            "TestMissingToolCallsWrapper::test_parallel_orphan_invokes",
+        ),
+        **_each(
+            _EN + "test_deepseek_v4.py",
+            _TEMPLATE_OPENS,
+            "TestThinkTagAbsorption::test_bare_think_end_not_leaked",
+            "TestMissingToolCallsWrapper::test_orphan_invoke_inside_reasoning_is_not_a_tool_call",
+            "TestMissingToolCallsWrapper::test_drafted_invoke_in_reasoning_does_not_hijack_real_call",
+            "TestMissingToolCallsWrapper::test_streaming_orphan_invoke_inside_reasoning_is_not_a_tool_call",
+            "TestThinkingModeConfig::test_thinking_mode_reasoning_without_tags",
+            "TestThinkingModeConfig::test_thinking_mode_all_reasoning_no_end_tag",
+        ),
+        **_each(
+            _EN + "test_deepseek_v4.py",
+            _DSML_BARE_PARAMETER,
+            "TestMissingStringAttribute::test_non_streaming_keeps_parameter",
+        ),
+        **_each(
+            _EN + "test_deepseek_v4.py",
+            _WRAPPER_UNWRAPPED,
+            "TestParallelUnwrapping::test_unwrap_parallel_uses_correct_schema",
+            "TestParallelUnwrapping::test_unwrap_single_tool_still_works",
+        ),
+        **_each(_EN + "test_deepseek_v41.py", _UNKNOWN_TOOL_READ, "test_registered_adapters_parse_complete_output"),
+        **_each(
+            _EN + "test_minimax_m3.py",
+            _UNKNOWN_TOOL_READ,
+            "TestArguments::test_unknown_tool_keeps_text_and_nests_objects",
+        ),
+        **_each(_M3, _LEADING_ZERO_INTEGER, "test_non_streaming_nested_tool_call", "test_streaming_nested_tool_call"),
+        **_each(_EN + "test_minimax_m3.py", _LEADING_ZERO_INTEGER, "TestArguments::test_nested_elements_follow_schema"),
+        **_each(_M3, _SKIP_SPECIAL_TOKENS_KEPT, "test_required_tool_choice_keeps_native_syntax"),
+        **_each(
+            _EN + "test_minimax_m3.py",
+            _M3_MALFORMED_ELEMENTS,
+            "TestArguments::test_malformed_element_keeps_preceding_params",
+            "TestArguments::test_depth_limit",
+        ),
+        **_each(
+            _EN + "test_minimax_m3.py",
+            _TEXT_AFTER_CALLS_DROPPED,
+            "TestToolBlock::test_text_after_tool_block_is_dropped",
+        ),
+        **_each(
+            _EN + "test_minimax_m3.py",
+            _M3_INVOKE_OUTSIDE_BLOCK,
+            "TestToolBlock::test_invoke_outside_tool_block_is_content",
+        ),
+        **_each(
+            _EN + "test_minimax_m3.py",
+            _ARGUMENTS_WHOLE_AT_INVOKE_END,
+            "TestStreaming::test_arguments_arrive_with_invoke_end",
+            "TestStreaming::test_char_chunks_match_complete_parse",
+        ),
+        **_each(
+            "tests/tool_parsers/test_kimi_k3_named_tool_choice.py",
+            _K3_NAMED_WITHOUT_TAG,
+            "test_named_choice_rejected_without_structural_tag",
+            "test_named_custom_choice_rejected_without_structural_tag",
+        ),
+    }
+)
+
 STREAM_NEEDS = {
+    **_each(_DSV4, _ORPHAN_SECTION_END_LEAKS, "test_missing_tool_calls_wrapper_is_recovered"),
+    **_each(
+        _EN + "test_deepseek_v4.py",
+        _ORPHAN_SECTION_END_LEAKS,
+        "TestMissingToolCallsWrapper::test_non_streaming[True]",
+        "TestMissingToolCallsWrapper::test_trailing_content_dropped_consistently[True]",
+        "TestMissingToolCallsWrapper::test_streaming_marker_split_across_deltas",
+    ),
+    **_each(
+        _EN + "test_deepseek_v4.py",
+        _IMPLICIT_REASONING_END,
+        "TestImplicitReasoningEnd::test_non_streaming_extract_reasoning_implicit_end",
+        "TestImplicitReasoningEnd::test_non_streaming_parse_implicit_end",
+        "TestImplicitReasoningEnd::test_streaming_reasoning_implicit_end",
+        "TestImplicitReasoningEnd::test_thinking_false_explicit_think_then_tool_call",
+        "TestImplicitReasoningEnd::test_streaming_implicit_end_trailing_whitespace_stripped",
+        "TestMalformedDsmlNoise::test_corrupted_wrapper_ends_reasoning",
+    ),
+    **_each(
+        _EN + "test_minimax_m3.py",
+        _M3_BLOCK_END_NAMED_ELEMENT,
+        "TestArguments::test_block_marker_named_element_is_argument",
+    ),
     **_each(
         _EN + "test_seed_oss.py",
         _TURNS,

@@ -51,6 +51,15 @@ VLLM_PARSERS = {
     "granite4": ("vllm.tool_parsers.granite4_tool_parser", "Granite4ToolParser", "hermes"),
     "longcat": ("vllm.tool_parsers.longcat_tool_parser", "LongcatFlashToolParser", "longcat"),
     "olmo3": ("vllm.tool_parsers.olmo3_tool_parser", "Olmo3PythonicToolParser", "olmo3"),
+    # The newest flagship families.
+    "deepseek_v4": ("vllm.tool_parsers.deepseekv4_engine_tool_parser", "DeepSeekV4EngineToolParser", "deepseek_v4"),
+    "deepseek_v41": (
+        "vllm.tool_parsers.deepseekv41_engine_tool_parser",
+        "DeepSeekV41EngineToolParser",
+        "deepseek_v41",
+    ),
+    "minimax_m3": ("vllm.tool_parsers.minimax_m3_tool_parser", "MinimaxM3ToolParser", "minimax_m3"),
+    "kimi_k3": ("vllm.tool_parsers.kimi_k3_tool_parser", "KimiK3ToolParser", "kimi_k3"),
 }
 
 # Where vLLM's engine keeps a parser for a format too (its tests of tests/parser/engine/ build it there): the engine's
@@ -79,10 +88,25 @@ VLLM_ENGINE_PARSERS = {
         ("vllm.parser.engine.registered_adapters", "DeepSeekV32Parser"),
     ],
     "gemma4": [("vllm.parser.gemma4", "Gemma4Parser"), ("vllm.parser.engine.registered_adapters", "Gemma4Parser")],
+    "deepseek_v4": [
+        ("vllm.parser.deepseek_v4", "DeepSeekV4Parser"),
+        ("vllm.parser.engine.registered_adapters", "DeepSeekV4Parser"),
+    ],
+    "deepseek_v41": [
+        ("vllm.parser.deepseek_v41", "DeepSeekV41Parser"),
+        ("vllm.parser.engine.registered_adapters", "DeepSeekV41Parser"),
+    ],
+    "minimax_m3": [
+        ("vllm.parser.minimax_m3", "MinimaxM3Parser"),
+        ("vllm.parser.engine.registered_adapters", "MinimaxM3Parser"),
+    ],
 }
 VLLM_TOOL_ADAPTERS = {
     "qwen3_coder": [("vllm.parser.engine.registered_adapters", "Qwen3ParserToolAdapter")],
     "seed_oss": [("vllm.parser.engine.registered_adapters", "SeedOssParserToolAdapter")],
+    "deepseek_v4": [("vllm.parser.engine.registered_adapters", "DeepSeekV4ParserToolAdapter")],
+    "deepseek_v41": [("vllm.parser.engine.registered_adapters", "DeepSeekV41ParserToolAdapter")],
+    "minimax_m3": [("vllm.parser.engine.registered_adapters", "MinimaxM3ParserToolAdapter")],
 }
 
 _ran_ours = False
