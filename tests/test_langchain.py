@@ -475,7 +475,7 @@ def test_importing_the_adapters_imports_no_framework() -> None:
         "try:\n"
         "    from streaming_json.integrations.langchain import JsonOutputToolsParser\n"
         "except ImportError as error:\n"
-        "    assert \"pip install 'streaming-json[langchain]'\" in str(error), error\n"
+        "    assert \"pip install 'langchain-core>=1.0'\" in str(error), error\n"
         "else:\n"
         "    raise AssertionError('no ImportError')\n"
     )

@@ -648,5 +648,5 @@ def test_importing_without_pydantic_says_how_to_install_it() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    assert "pip install 'streaming-json[pydantic]'" in result.stdout
+    assert "pip install 'pydantic>=2.7'" in result.stdout
     assert result.stdout.strip().splitlines()[-1] in ("cython", "python")  # the core does not need pydantic

@@ -175,6 +175,23 @@ TEXT_FORMATS = {
             vllm_missing="vLLM's Harmony parser reads token ids of the o200k_harmony vocabulary, whose file "
             "openai_harmony downloads at first use; quicktok-v1, which ships it, is not installed",
         ),
+        # The formats issue 45 added (the markers vLLM's parsers read as one token each, as the tokenizers have).
+        Format(
+            "deepseek_v4",
+            "deepseek_v4",
+            "deepseekv4",
+            _special("<｜DSML｜tool_calls>", "</｜DSML｜tool_calls>"),
+            True,
+            True,
+        ),
+        Format(
+            "deepseek_v41", "deepseek_v41", "deepseekv41", _special("<｜DSML｜ calls>", "</｜DSML｜ calls>"), True, True
+        ),
+        Format("kimi_k3", "kimi_k3", "kimi_k3", _special("<|open|>", "<|close|>", "<|sep|>"), True, True),
+        Format("step3", "step3", "step3", _special("<｜tool_calls_begin｜>", "<｜tool_calls_end｜>"), True, True),
+        Format("hy_v3", "hy_v3", "", _special("<tool_calls>", "</tool_calls>"), True, True),
+        Format("hy_v4", "hy_v4", "", _special("<tool_calls>", "</tool_calls>"), True, True),
+        Format("olmo3", "olmo3", "", _special("<function_calls>", "</function_calls>"), True, True),
         Format("pythonic", "pythonic", "pythonic", {}, False, True),
         # (No prose around: vLLM reads Llama 4's calls only where the output begins with them, by design.)
         Format(

@@ -6,7 +6,8 @@ each piece read once.
 - ``JsonOutputParser`` (also as ``SimpleJsonOutputParser``), ``JsonOutputToolsParser``, ``JsonOutputKeyToolsParser``
   and ``PydanticToolsParser`` are LangChain's parsers of the same names and fields, for ``model | parser`` chains: a
   user changes one import line, and each yields what LangChain's yields. They are LangChain ``Runnable``\\ s,
-  so the first use of one of these names imports ``langchain_core`` (``pip install 'streaming-json[langchain]'``).
+  so the first use of one of these names imports ``langchain_core`` (the ``langchain`` extra:
+  ``pip install 'langchain-core>=1.0'``).
 
 ::
 
@@ -57,7 +58,7 @@ def __getattr__(name: str) -> Any:
     except ImportError as error:
         raise ImportError(
             f"streaming_json.integrations.langchain.{name} is a LangChain output parser and needs langchain-core: "
-            "pip install 'streaming-json[langchain]'"
+            "pip install 'langchain-core>=1.0' (the package's langchain extra)"
         ) from error
     value = getattr(_langchain_parsers, name)
     globals()[name] = value

@@ -10,7 +10,8 @@
 - Wire shapes, as server-sent events: :class:`PatchWire` (what ``patches.js``, shipped beside this package, reads),
   :class:`AGUIWire` (AG-UI's ``TOOL_CALL_*``, ``STATE_SNAPSHOT``, ``STATE_DELTA``), :class:`UIMessageWire` (the
   Vercel AI SDK's UI message stream); :func:`iter_sse` and :func:`aiter_sse` write them, coalescing over a flush
-  interval; :func:`sse_response` is the Starlette/FastAPI response (``pip install 'streaming-json[web]'``).
+  interval; :func:`sse_response` is the Starlette/FastAPI response (the ``web`` extra:
+  ``pip install 'starlette>=0.37'``).
 
 A FastAPI endpoint::
 

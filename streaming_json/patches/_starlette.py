@@ -1,5 +1,5 @@
 """The op stream of a Starlette or FastAPI endpoint: a streaming response of server-sent events
-(``pip install 'streaming-json[web]'``; Starlette is imported when a response is made)."""
+(the ``web`` extra: ``pip install 'starlette>=0.37'``; Starlette is imported when a response is made)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from ._wire import SSE_HEADERS, PatchWire, Wire, aiter_sse
 
 __all__ = ["sse_response"]
 
-_INSTALL_HINT = "sse_response needs Starlette (FastAPI's base): pip install 'streaming-json[web]'"
+_INSTALL_HINT = "sse_response needs Starlette (FastAPI's base): pip install 'starlette>=0.37' (the package's web extra)"
 
 
 def sse_response(

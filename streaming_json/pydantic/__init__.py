@@ -16,7 +16,7 @@
         answer(result.message)  # what was wrong, ending with the text received
 
 ``iter_models(pieces, Record, path=("results",))`` yields each element of an array as a validated ``Record`` as
-soon as it completes. Needs pydantic >= 2.7 (``pip install 'streaming-json[pydantic]'``).
+soon as it completes. Needs pydantic >= 2.7 (the ``pydantic`` extra: ``pip install 'pydantic>=2.7'``).
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ try:
     import pydantic
 except ImportError as error:  # pragma: no cover - exercised in a subprocess
     raise ImportError(
-        "streaming_json.pydantic needs pydantic >= 2.7: pip install 'streaming-json[pydantic]'"
+        "streaming_json.pydantic needs pydantic >= 2.7 (the package's pydantic extra): pip install 'pydantic>=2.7'"
     ) from error
 
 if tuple(int(part) for part in pydantic.VERSION.split(".")[:2]) < (2, 7):  # pragma: no cover
     raise ImportError(
-        f"streaming_json.pydantic needs pydantic >= 2.7, not {pydantic.VERSION}: pip install 'streaming-json[pydantic]'"
+        f"streaming_json.pydantic needs pydantic >= 2.7, not {pydantic.VERSION}: pip install 'pydantic>=2.7'"
     )
 
 from ._items import aiter_models, iter_models
