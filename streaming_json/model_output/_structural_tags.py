@@ -317,8 +317,11 @@ def _parameters(format: ToolCallFormat, schema: Schema, excludes: list[str]) -> 
         string = _type_of(property_schema) == "string"
         header = _spell(syntax.header, {"name": key, "string": _string_word(syntax, property_schema, string)})
         begin = _joined(syntax.begin, header) + syntax.header_end
-        if string:
-            value_excludes = [syntax.end, *excludes]
+        # MiniMax-M3's value ends at its own name's end marker (closing_name).
+        end = syntax.end + key + syntax.header_end if syntax.closing_name else syntax.end
+        if string or (syntax.nested and _type_of(property_schema) in ("object", "array", None)):
+            # A string's raw text; or an element tree (nested), held to its end marker, its shape not constrained.
+            value_excludes = [end, *excludes]
             if syntax.next_parameter_ends_value:
                 value_excludes.append(syntax.begin)
             value: dict[str, Any] = {"type": "any_text", "excludes": list(dict.fromkeys(value_excludes))}
@@ -327,7 +330,7 @@ def _parameters(format: ToolCallFormat, schema: Schema, excludes: list[str]) -> 
             value = _sequence(value, _blanks())
         if syntax.value_begin:  # GLM's <arg_value>, blanks around it
             value = _sequence(_blanks(), _const(syntax.value_begin), value)
-        blocks.append(_tag(begin, value, syntax.end))
+        blocks.append(_tag(begin, value, end))
     required = schema.get("required") if isinstance(schema, dict) else None
     block = _sequence(_any_of(blocks), _blanks())
     return _sequence(_blanks(), {"type": "plus" if required else "star", "content": block})
