@@ -99,14 +99,26 @@ def test_incomplete_texts(text: str) -> None:
     assert (problem.kind, problem.offset) == ("incomplete", len(text))
 
 
+def as_this_json_says(text: str, offset: int, detail: str) -> tuple[str, int, str]:
+    """A trailing comma's case as the running ``json`` words it: CPython 3.13's names the trailing comma and points at
+    it (``Illegal trailing comma before end of object``), where earlier versions (and PyPy's) point past it; the
+    problem keeps json's message and position, whichever they are."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        if error.msg.startswith("Illegal trailing comma"):
+            return text, error.pos, error.msg
+    return text, offset, detail
+
+
 @pytest.mark.parametrize(
     "text,offset,detail",
     [
         ('{"a": 1}x', 8, "Extra data"),
         ('{"a" 1}', 5, "Expecting ':' delimiter"),
         ("[1 2]", 3, "Expecting ',' delimiter"),
-        ('{"a": 1,}', 8, "Expecting property name enclosed in double quotes"),
-        ("[1,]", 3, "Expecting value"),
+        as_this_json_says('{"a": 1,}', 8, "Expecting property name enclosed in double quotes"),
+        as_this_json_says("[1,]", 3, "Expecting value"),
         ('{"a": tx}', 6, "Expecting value"),
         ("tru ", 0, "Expecting value"),  # a literal cut off is incomplete; one followed by a blank is not
         ('{"a": 1.e5}', 7, "Expecting ',' delimiter"),
@@ -152,7 +164,7 @@ def test_the_error_keeps_json_s_message_and_position() -> None:
     [
         ('{"query": "test"', "incomplete", 16),  # Vercel AI #3953: no prefix reads as valid
         ('{"query": "test",', "incomplete", 17),
-        ('{"query": "x",}', "malformed", 14),
+        ('{"query": "x",}', "malformed", as_this_json_says('{"query": "x",}', 14, "")[1]),
         ("[1, 2]", "not_object", 0),
         ('  "text"', "not_object", 2),
         ("null", "not_object", 0),
