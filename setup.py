@@ -55,16 +55,17 @@ def _source(module: str, suffix: str) -> Path:
     return HERE.joinpath(*module.split(".")).with_suffix(suffix)
 
 
+# The build's temporary folder, once made (a one-item list, not a global: setuptools runs this file with exec() in a
+# function's locals, where PyPy refuses a module-level annotation of a name a function declares global).
+_SCRATCH: list[Path] = []
+
+
 def _scratch() -> Path:
     """The build's temporary folder, made on first use and removed when the build ends."""
-    global _SCRATCH
-    if _SCRATCH is None:
-        _SCRATCH = Path(tempfile.mkdtemp(prefix="streaming_json-build-"))
-        atexit.register(shutil.rmtree, _SCRATCH, ignore_errors=True)
-    return _SCRATCH
-
-
-_SCRATCH: Path | None = None
+    if not _SCRATCH:
+        _SCRATCH.append(Path(tempfile.mkdtemp(prefix="streaming_json-build-")))
+        atexit.register(shutil.rmtree, _SCRATCH[0], ignore_errors=True)
+    return _SCRATCH[0]
 
 
 def _compiling() -> bool:
