@@ -27,11 +27,15 @@ from __future__ import annotations
 
 import argparse
 import gc
-import tracemalloc
 from types import ModuleType
 from typing import Any, Callable
 
 from bench import harness
+
+try:
+    import tracemalloc
+except ImportError:  # PyPy has no tracemalloc: the suite is CPython's (python -m bench memory says so there)
+    tracemalloc = None  # type: ignore[assignment]
 
 PACKAGES = ()
 MARKDOWN = True
@@ -161,6 +165,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(session: harness.Session) -> int:
+    if tracemalloc is None:
+        print("python -m bench memory measures with tracemalloc, which this Python lacks (PyPy): run it on CPython")
+        return 1
     chars = PEAK_TEXT_CHARS // 16 if session.args.quick else PEAK_TEXT_CHARS
     print(harness.environment_line(session.env))
     targets = harness.Targets()
