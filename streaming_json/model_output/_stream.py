@@ -1133,10 +1133,12 @@ class ModelOutputStream(_FeedSlot):
         self._header_length = 0
         self._read_place = self._read_parameter_header
 
-    def _read_parameter_header(self, text: str, position: int) -> int:
+    def _parameter_text_up_to(self, markers: Any, text: str, position: int, too_long: str) -> tuple[Optional[str], int]:
+        """A parameter's header or closing name, gathered across pieces up to the syntax's ``header_end``: the text
+        and where reading goes on once it ends; else ``None`` and where reading goes on (the piece read and its tail
+        held, or the call cut: ``too_long`` past the header limit, or another of ``markers`` where it should end)."""
         parameters = self._parameters
         assert parameters is not None
-        markers = self._markers.parameter_header
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
         if end > position:
@@ -1144,13 +1146,23 @@ class ModelOutputStream(_FeedSlot):
             self._header_length += end - position
         if found < 0:
             if self._header_length > _HEADER_LIMIT:
-                return position + self._cut_call("a parameter's header of over 1,024 characters")
+                return None, position + self._cut_call(too_long)
             self._held = text[end:]
-            return len(text)
+            return None, len(text)
         if marker != parameters.header_end:
-            return found + self._cut_call(marker)
-        header = "".join(self._header)
+            return None, found + self._cut_call(marker)
+        gathered = "".join(self._header)
         self._header = []
+        return gathered, found + len(marker)
+
+    def _read_parameter_header(self, text: str, position: int) -> int:
+        parameters = self._parameters
+        assert parameters is not None
+        header, after = self._parameter_text_up_to(
+            self._markers.parameter_header, text, position, "a parameter's header of over 1,024 characters"
+        )
+        if header is None:
+            return after
         pattern = parameters.header
         matched = pattern.fullmatch(header)
         name = (matched.group("name") if matched is not None else header.strip(_BLANKS)) or ""
@@ -1170,7 +1182,7 @@ class ModelOutputStream(_FeedSlot):
             self._value_strip = parameters.strip and mode is not _JSON
             self._set_value_mode(mode)
         self._read_place = self._read_before_value if parameters.value_begin else self._read_value
-        return found + len(marker)
+        return after
 
     def _read_before_value(self, text: str, position: int) -> int:
         length = len(text)
@@ -1243,29 +1255,17 @@ class ModelOutputStream(_FeedSlot):
     def _read_closing_name(self, text: str, position: int) -> int:
         """After a value's end marker, where the end names the parameter (``</KEY>``): the name, then the value
         ends. A name that is not the parameter's is an error of the call."""
-        parameters = self._parameters
-        assert parameters is not None
-        markers = self._markers.closing_name
-        found, marker = markers.find(text, position)
-        end = found if found >= 0 else markers.held_from(text, position)
-        if end > position:
-            self._header.append(text[position:end])
-            self._header_length += end - position
-        if found < 0:
-            if self._header_length > _HEADER_LIMIT:
-                return position + self._cut_call("a parameter's closing name of over 1,024 characters")
-            self._held = text[end:]
-            return len(text)
-        if marker != parameters.header_end:
-            return found + self._cut_call(marker)
-        name = "".join(self._header)
-        self._header = []
+        name, after = self._parameter_text_up_to(
+            self._markers.closing_name, text, position, "a parameter's closing name of over 1,024 characters"
+        )
+        if name is None:
+            return after
         call = self._call
         if name != self._value_key and call is not None and call.error is None:
             call.error = f"Tool call parameter {self._value_key!r} ends with the name {name!r}"
         self._end_value()
         self._read_place = self._read_between_parameters
-        return found + len(marker)
+        return after
 
     # Literals: KEY SEPARATOR VALUE pairs joined by commas, up to END (Gemma 4's object, a pythonic call's keywords).
 
