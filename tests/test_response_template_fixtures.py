@@ -8,7 +8,6 @@ in random splits: the same message. Each template of theirs we refuse is listed 
 from __future__ import annotations
 
 import importlib.util
-import random
 import sys
 import types
 import unittest
@@ -18,16 +17,15 @@ from typing import Any
 
 import pytest
 
-from streaming_json.model_output import ResponseParser, compile_response_template
-
+from .servers.response_template_reads import Reads
 from .servers.sdists import unpacked_sdist
 
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing", reason="transformers is a test dependency")
 response_parser = importlib.import_module("transformers.utils.chat_parsing.response_parser")
 response_templates = importlib.import_module("transformers.utils.chat_parsing.response_templates")
 
-# (The sdist's tests/parser/test_response_template.py imports vLLM's serving code, vllm.entrypoints: it runs with vLLM
-# installed only, which this tier is not.)
+# (The sdist's tests/parser/test_response_template.py imports vLLM's serving code, vllm.entrypoints: it runs in the
+# servers tier, which has vLLM: tests/servers/test_vllm_response_template.py.)
 FIXTURE_FILES = ("test_chat_parsing.py",)
 
 
@@ -58,45 +56,16 @@ def fixture_module(name: str) -> ModuleType:
     return module
 
 
-def splits(text: str, seed: int) -> list[list[str]]:
-    """The text whole, in pieces of every size from 1 to 31, and in three random splits."""
-    found = [[text]] + [[text[at : at + size] for at in range(0, len(text), size)] for size in range(1, 32)]
-    rng = random.Random(seed)
-    for _ in range(3):
-        cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(0, 12)))) if len(text) > 1 else []
-        found.append([text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])])
-    return found
-
-
 @pytest.mark.parametrize("name", FIXTURE_FILES)
 def test_every_fixture_we_compile_reads_as_transformers_reads_it(backend: ModuleType, name: str) -> None:
     module = fixture_module(name)
     original = module.__dict__.get("parse_response", chat_parsing.parse_response)
-    compared: list[Any] = []
-    refused: dict[str, str] = {}
-    mismatches: list[Any] = []
+    reads = Reads(backend.StreamingJsonParser)
 
     def parse_response(text: Any, template: Any, *args: Any, **kwargs: Any) -> Any:
         expected = original(text, template, *args, **kwargs)  # raises where transformers raises
-        prefix, tools = kwargs.get("prefix"), kwargs.get("tools")
-        if not isinstance(text, str) or kwargs.get("tokenizer") is not None or args:
-            return expected
-        try:
-            compiled = compile_response_template(template)
-        except ValueError as error:
-            refused[repr(sorted(template.get("fields", {})))[:60] + repr(template.get("start_anchor"))[:40]] = str(
-                error
-            )
-            return expected
-        for pieces in splits(text, len(compared)):
-            parser = ResponseParser(compiled, prefix=prefix, tools=tools, parser_class=backend.StreamingJsonParser)
-            for piece in pieces:
-                parser.feed(piece)
-            message = parser.finalize()[0]
-            if message != expected:
-                mismatches.append((text, len(pieces), message, expected))
-                break
-        compared.append(text)
+        if isinstance(text, str) and kwargs.get("tokenizer") is None and not args:
+            reads.check(template, text, expected, prefix=kwargs.get("prefix"), tools=kwargs.get("tools"))
         return expected
 
     module.parse_response = parse_response
@@ -105,12 +74,9 @@ def test_every_fixture_we_compile_reads_as_transformers_reads_it(backend: Module
     suite.run(result)
     for name_, template in vars(module).items():  # the module's templates, whether or not a test parsed with them
         if isinstance(template, dict) and "fields" in template:
-            try:
-                compile_response_template(template)
-            except ValueError as error:
-                refused[name_] = str(error)
-    print(f"\n{name}: {len(compared)} parses compared; refused:")
-    for key, reason in sorted(refused.items()):
+            reads.refuses(template, name_)
+    print(f"\n{name}: {len(reads.compared)} parses compared; refused:")
+    for key, reason in sorted(reads.refused.items()):
         print(f"  {key}: {reason}")
-    assert not mismatches, mismatches[:3]
-    assert compared, "no fixture compiled"
+    assert not reads.mismatches, reads.mismatches[:3]
+    assert reads.compared, "no fixture compiled"
