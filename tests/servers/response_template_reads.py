@@ -12,6 +12,7 @@ pytest where vLLM's ``tests`` package is the one on ``sys.path``, so it imports 
 from __future__ import annotations
 
 import random
+import re
 from typing import Any
 
 from streaming_json.model_output import ResponseParser, compile_response_template
@@ -32,6 +33,12 @@ def template_name(template: dict[str, Any]) -> str:
     return repr(sorted(template.get("fields", {})))[:60] + repr(template.get("start_anchor"))[:40]
 
 
+def refused_feature(error: ValueError) -> str:
+    """The field and the feature a refusal names (``tool_calls: 'transform_each'``), else its whole message."""
+    match = re.fullmatch(r"response_template field '(.*?)': (.*) cannot be streamed", str(error))
+    return f"{match[1]}: {match[2]}" if match else str(error)
+
+
 class Reads:
     """The outputs read again by ours (``compared``), the templates refused (name: why), and the mismatches
     (the output, how many pieces, our message, theirs)."""
@@ -43,18 +50,18 @@ class Reads:
         self.mismatches: list[tuple[str, int, Any, Any]] = []
 
     def refuses(self, template: Any, name: str) -> bool:
-        """Whether we refuse ``template`` (kept under ``name`` with the reason)."""
+        """Whether we refuse ``template`` (kept under ``name`` with the field and feature our refusal names)."""
         try:
             compile_response_template(template)
         except ValueError as error:
-            self.refused[name] = str(error)
+            self.refused[name] = refused_feature(error)
             return True
         return False
 
-    def check(self, template: Any, text: str, expected: Any, *, prefix: Any, tools: Any) -> None:
+    def check(self, template: Any, text: str, expected: Any, *, prefix: Any, tools: Any, name: str = "") -> None:
         """Read ``text`` (the output theirs read as ``expected``) with ours at every split, where we compile the
-        template."""
-        if self.refuses(template, template_name(template)):
+        template (else it is kept as refused under ``name``, by default the template's fields and anchor)."""
+        if self.refuses(template, name or template_name(template)):
             return
         compiled = compile_response_template(template)
         for pieces in splits(text, len(self.compared)):
