@@ -111,7 +111,10 @@ class ResponseParser:
         self._properties = _tool_properties(tools)
         self._typed_payload = self.format.payload != "parameters"  # JSON's own types (transformers' "typed")
         self._stream = ModelOutputStream(
-            self.format, tools=tools if self._properties else None, parser_class=parser_class
+            self.format,
+            tools=tools if self._properties else None,
+            reasoning_open=compiled.reasoning_at_start,  # the prompt's tail, fed first, is the block's first text
+            parser_class=parser_class,
         )
         self._output: dict[str, Any] = json.loads(json.dumps(compiled.defaults))
         self._field: Optional[str] = None  # the open region: a field's name, or None
