@@ -313,3 +313,141 @@ def test_stripped_values_stream_alike_on_the_fast_and_general_paths(
     ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
     expected = chat_parsing.parse_response(text, spec, prefix="")
     assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]
+
+
+# ERNIE 4.5's template as transformers' tests write it: the reasoning opens at the start of the text (or after
+# <think>), the answer stands between <response> markers, and text outside every field is no part of the message.
+ERNIE = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "Assistant:",
+    "fields": {
+        "thinking": {"open_pattern": r"(?:^|<think>\s*)", "close": "</think>", "content": "text"},
+        "content": {"open": "<response>\n", "close_pattern": r"\n?</response>", "content": "text"},
+        "tool_calls": {
+            "open": "<tool_call>",
+            "close": "</tool_call>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": "{content}"},
+        },
+    },
+}
+# A content field between anchors of its own, as Cohere's Command A writes its answer, beside Hermes' calls.
+RESPONSE_BLOCK = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|START_OF_TURN_TOKEN|><|CHATBOT_TOKEN|>",
+    "fields": {
+        "thinking": {"open": "<|START_THINKING|>", "close": "<|END_THINKING|>"},
+        "content": {"open": "<|START_RESPONSE|>", "close": "<|END_RESPONSE|>"},
+        "tool_calls": {
+            "open": "<tool_call>",
+            "close": "</tool_call>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": "{content}"},
+        },
+    },
+}
+_ERNIE_CALL = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Paris", "days": [1, 2]}}\n</tool_call>'
+
+
+def _same_message_at_every_cut(backend: ModuleType, spec: dict[str, Any], output: str, prefix: str = "") -> None:
+    expected = chat_parsing.parse_response(output, spec, prefix=prefix)
+    compiled = compile_response_template(spec)
+    rng = random.Random(output)
+    cuts = [[output[at : at + size] for at in range(0, len(output), size)] for size in range(1, 9)]
+    for pieces in [[output], *cuts, *(cut(output, rng) for _ in range(4))]:
+        message, batches = read_message(backend, compiled, pieces, prefix=prefix)
+        assert message == expected, (pieces, message, expected)
+        events = [event for batch in batches for event in batch]
+        for index, event in enumerate(events):  # each call's arguments stream before it closes
+            if event["type"] == "region_close" and event["field"] == "tool_calls":
+                chunks = [e for e in events[:index] if e["type"] == "region_chunk" and e.get("index") == event["index"]]
+                assert json.loads("".join(e["arguments"] for e in chunks)) == event["value"]["function"]["arguments"]
+
+
+@pytest.mark.parametrize(
+    ("output", "prefix"),
+    [
+        ("I should check.\n</think>\n\n" + _ERNIE_CALL + "\n</s>", ""),
+        ("Just greet.\n</think>\n\n<response>\nHello! <tool_call> is a tag.\n</response>\n</s>", ""),
+        ("<think>At the start, <think> is the block's text.</think>\n<response>\nHi\n</response>", ""),
+        ("Thought.</think>stray words<response>\nOne.\n</response> dropped <think>\nMore.</think>", ""),
+        ("Cut off in the thinking", ""),
+        ("</think>\n\n" + _ERNIE_CALL + "<response>\nLeft open", "User: Hi\nAssistant: <think>Earlier"),
+        ("Weather?</think>" + _ERNIE_CALL + _ERNIE_CALL.replace("Paris", "Rome"), "User: Hi\nAssistant:"),
+    ],
+)
+def test_ernie_reasoning_from_the_start_and_the_answer_between_its_markers(
+    backend: ModuleType, output: str, prefix: str
+) -> None:
+    _same_message_at_every_cut(backend, ERNIE, output, prefix)
+
+
+def test_a_content_field_with_anchors_of_its_own_drops_the_text_outside_every_field(backend: ModuleType) -> None:
+    format = ToolCallFormat.from_response_template(RESPONSE_BLOCK)
+    assert (format.content_begin, format.content_end) == (("<|START_RESPONSE|>",), ("<|END_RESPONSE|>",))
+    for output in [
+        "<|START_THINKING|>Plan.<|END_THINKING|>" + _ERNIE_CALL + "<|END_OF_TURN_TOKEN|>",
+        "noise <|START_RESPONSE|>The answer: <tool_call> stays text.<|END_RESPONSE|>after<|END_OF_TURN_TOKEN|>",
+        "<|START_THINKING|>a<|END_THINKING|>\n<|START_RESPONSE|>Calling." + "<|END_RESPONSE|>\n" + _ERNIE_CALL,
+        "<|START_RESPONSE|>Cut off <|START_THINKING|>inside",
+    ]:
+        _same_message_at_every_cut(backend, RESPONSE_BLOCK, output)
+    # The engine alone: the block's text streams as content as it comes (the relay's fast path and the general path
+    # alike); outside it, nothing.
+    text = "x<|START_RESPONSE|>" + "Long answer, " * 5 + "<|END_RESPONSE|>tail" + _ERNIE_CALL
+    pieces = [text[at : at + 3] for at in range(0, len(text), 3)]
+    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
+    assert fast_events == [general._feed_general(piece) for piece in pieces] + [general.finish()]
+    content = "".join(event.text for events in fast_events for event in events if event.kind == "content")
+    assert content == "Long answer, " * 5
+
+
+def test_the_text_fields_compile_to_the_engines_data() -> None:
+    ernie = compile_response_template(ERNIE)
+    format = ToolCallFormat.from_response_template(ernie)
+    assert (format.reasoning, format.content_begin, format.content_end) == (
+        ("<think>", "</think>"),
+        ("<response>\n",),
+        ("</response>",),
+    )
+    assert ernie.reasoning_at_start
+    # The prompt's tail opens the block at its start: it is open unless the tail closes it (and opens none again).
+    assert ernie.reasoning_open("User: Hi\nAssistant:")
+    assert not ernie.reasoning_open("User: Hi\nAssistant: done</think>\n")
+    assert ernie.reasoning_open("User: Hi\nAssistant: done</think><think>again")
+    qwen = compile_response_template(FALLBACKS["qwen2"])
+    assert not qwen.reasoning_at_start and not qwen.reasoning_open("<|im_start|>assistant\n<think>a</think>")
+
+
+def _text_fields(**fields: Any) -> dict[str, Any]:
+    template = _with_calls()
+    template["fields"].pop("content")
+    template["fields"].update(fields)
+    return template
+
+
+@pytest.mark.parametrize(
+    ("template", "field", "feature"),
+    [
+        (_text_fields(answer={"open": "<a>", "close": "</a>"}), "answer", "a text field other than the content"),
+        (_text_fields(content={"open": "<a>"}, body={}), "body", "a field without an opener beside a content field"),
+        (_text_fields(body={}, content={"open": "<a>"}), "content", "a content field with an opener beside a field"),
+        (_text_fields(content={"open_pattern": r"<a \w+>"}), "content", "regex beyond literals"),
+        (
+            _text_fields(content={"open": "<a>", "close_pattern": r"\n?</a>", "content_args": {"strip": False}}),
+            "content",
+            "blanks in the closer of a text field kept as written",
+        ),
+        (_text_fields(thinking={"open_pattern": r"(?:<think>|^)", "close": "</think>"}), "thinking", "a group of"),
+        (_text_fields(thinking={"open": "<t>", "close": "</t>", "repeats": True, "join": ""}), "thinking", "'join'"),
+    ],
+)
+def test_text_fields_the_engine_cannot_stream_are_refused_by_name(
+    template: dict[str, Any], field: str, feature: str
+) -> None:
+    with pytest.raises(ValueError, match=f"field '{field}'.*{re.escape(feature)}"):
+        compile_response_template(template)

@@ -1,7 +1,8 @@
 """``ModelOutputStream``: a model's raw output, in pieces, as content, reasoning and tool calls with exact argument
 deltas, read in one pass.
 
-How a piece is read. The stream is always in one place of the output: content, a reasoning block, a section of
+How a piece is read. The stream is always in one place of the output: content (where the format has a content
+block, ``content_begin``, the text outside it, which is dropped, or the block), a reasoning block, a section of
 calls, a call's header, a call's JSON, or what follows the JSON up to the call's end marker; for the formats that
 write arguments as text (``"parameters"``, ``"literal"``), between two parameters, a parameter's header, its value.
 Each place has a reader that takes the text up to where the place ends and the marker that ends it; text at the end
