@@ -451,3 +451,63 @@ def test_text_fields_the_engine_cannot_stream_are_refused_by_name(
 ) -> None:
     with pytest.raises(ValueError, match=f"field '{field}'.*{re.escape(feature)}"):
         compile_response_template(template)
+
+
+# transformers' Qwen3 template (its response-parsing tests' fixture): two markers open a call, </tool_call> alone
+# closes it (</function> is text between parameters, which xml-inline passes over), and each value is JSON where its
+# text is, else the text ("value_parser": json with allow_non_json).
+QWEN3 = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+        "tool_calls": {
+            "open_pattern": r"<tool_call>\s*<function=(?P<name>\w+)>",
+            "close": "</tool_call>",
+            "repeats": True,
+            "content": "xml-inline",
+            "content_args": {
+                "tag_pattern": r"<parameter=(?P<key>\w+)>\s*(?P<value>.*?)\s*</parameter>",
+                "value_parser": {"name": "json", "args": {"allow_non_json": True}},
+            },
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+    },
+}
+
+
+def test_qwen3_values_are_json_where_they_parse_and_strings_stream(backend: ModuleType) -> None:
+    long_text = "wake up, " * 30
+    values = {
+        "note": long_text,  # a string from its first letter: streams
+        "places": '[{"city": "Paris"}, 1.50]',  # may be JSON: held until it ends, then JSON
+        "hour": "007",  # may be JSON until it ends, and is not: the text
+        "enabled": "true",
+        "story": "true story",  # leaves "true" behind: a string
+        "nothing": "null",
+    }
+    parameters = "".join(f"<parameter={key}>\n{value}\n</parameter>\n" for key, value in values.items())
+    text = f"Let me.\n<tool_call>\n<function=set_alarm>\n{parameters}</function>\n</tool_call>"
+    expected = chat_parsing.parse_response(text, QWEN3, prefix="")
+    assert expected["tool_calls"][0]["function"]["arguments"]["places"] == [{"city": "Paris"}, 1.5]
+    format = ToolCallFormat.from_response_template(QWEN3)
+    assert (format.call_begin, format.header_end, format.call_end) == ("<tool_call>", ">", "</tool_call>")
+    for size in (1, 4, 31):
+        pieces = [text[at : at + size] for at in range(0, len(text), size)]
+        message, batches = read_message(backend, QWEN3, pieces)
+        assert message == expected
+        # The long string's text streamed before its parameter (and so the call) closed.
+        fed = 0
+        closes_at = text.index("</parameter>", text.index(long_text))
+        streamed_before_close = ""
+        for piece, batch in zip(pieces, batches[1:]):
+            fed += len(piece)
+            if fed < closes_at:
+                streamed_before_close += "".join(event.get("arguments", "") for event in batch)
+        assert json.dumps(long_text.strip())[1:-1][:200] in streamed_before_close
+    # The stream alone: the JSON value goes out as the model wrote it, the strings as they come.
+    stream = ModelOutputStream(format, parser_class=backend.StreamingJsonParser)
+    events = [event for char in text for event in stream.feed(char)] + stream.finish()
+    deltas = "".join(event.text for event in events if isinstance(event, ArgumentsDelta))
+    assert json.loads(deltas) == expected["tool_calls"][0]["function"]["arguments"]
+    assert '"places": [{"city": "Paris"}, 1.50]' in deltas

@@ -9,8 +9,6 @@ in random splits: the same message. Each template of theirs we refuse is listed 
 from __future__ import annotations
 
 import importlib.util
-import random
-import re
 import sys
 import types
 import unittest
@@ -20,16 +18,15 @@ from typing import Any
 
 import pytest
 
-from streaming_json.model_output import ResponseParser, compile_response_template
-
+from .servers.response_template_reads import Reads
 from .servers.sdists import unpacked_sdist
 
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing", reason="transformers is a test dependency")
 response_parser = importlib.import_module("transformers.utils.chat_parsing.response_parser")
 response_templates = importlib.import_module("transformers.utils.chat_parsing.response_templates")
 
-# (The sdist's tests/parser/test_response_template.py imports vLLM's serving code, vllm.entrypoints: it runs with vLLM
-# installed only, which this tier is not.)
+# (The sdist's tests/parser/test_response_template.py imports vLLM's serving code, vllm.entrypoints: it runs in the
+# servers tier, which has vLLM: tests/servers/test_vllm_response_template.py.)
 FIXTURE_FILES = ("test_chat_parsing.py",)
 
 # Each template we refuse, by its name in the module (or, for a template a test writes inline, the test's name), and
@@ -38,30 +35,23 @@ FIXTURE_FILES = ("test_chat_parsing.py",)
 _NO_CALLS = "response_template has no tool-call field: there is nothing for the engine to stream"
 REFUSED = {
     "test_chat_parsing.py": {
-        "_KV_LINES_TOOLS_TEMPLATE": "tool_calls: an opener of two markers with a closer of one",
-        "_XML_STRING_ARGS_TEMPLATE": "tool_calls: an opener of two markers with a closer of one",
+        "_KV_LINES_TOOLS_TEMPLATE": "tool_calls: the content parser 'kv-lines'",
         "cohere_template": "tool_calls: a structured field without 'repeats' (one value, not a list of calls)",
         "gpt_oss_template": (
             "tool_calls: open_pattern '<\\\\|channel\\\\|>commentary to=functions\\\\.(?P<name>\\\\w+).*?"
             "<\\\\|message\\\\|>': regex beyond literals, \\s* and named groups"
         ),
         "inkling_template": "thinking: 'join'",
-        "qwen3_template": "tool_calls: an opener of two markers with a closer of one",
         "test_field_without_close_runs_to_end_of_stream": _NO_CALLS,
         "test_history_bleed_is_guarded_by_prefix_not_by_response_anchor": _NO_CALLS,
         "test_int_content_parser": "count: a structured field without 'repeats' (one value, not a list of calls)",
         "test_join_concatenates_repeated_matches": "thinking: 'join'",
         "test_kv_lines_parser": "metadata: a structured field without 'repeats' (one value, not a list of calls)",
         "test_literal_list_open_and_close": "x: a text field other than the content and the reasoning",
-        "test_merge_duplicates_arguments_are_cast_element_wise": (
-            "tool_calls: an opener of two markers with a closer of one"
-        ),
+        "test_merge_duplicates_arguments_are_cast_element_wise": "tool_calls: xml-inline's ['merge_duplicates']",
         "test_mutable_defaults_do_not_leak_across_parsers": "ResponseTemplate has no response_template",
         "test_non_tool_call_regions_are_untouched": (
             "citation: a structured field without 'repeats' (one value, not a list of calls)"
-        ),
-        "test_round_trip_equivalence_prefix_streaming_vs_oneshot": (
-            "tool_calls: an opener of two markers with a closer of one"
         ),
         "test_transform_dotted_paths": (
             "tool_calls: json content with transform {'type': 'function', 'function': "
@@ -101,12 +91,6 @@ def fixture_module(name: str) -> ModuleType:
     return module
 
 
-def refused_feature(error: ValueError) -> str:
-    """The field and the feature a refusal names (``tool_calls: 'transform_each'``), else its whole message."""
-    match = re.fullmatch(r"response_template field '(.*?)': (.*) cannot be streamed", str(error))
-    return f"{match[1]}: {match[2]}" if match else str(error)
-
-
 def calling_test() -> str:
     """The name of the fixture's test running now (the innermost ``test_...`` frame)."""
     frame = sys._getframe(1)
@@ -115,44 +99,18 @@ def calling_test() -> str:
     return frame.f_code.co_name if frame is not None else "?"
 
 
-def splits(text: str, seed: int) -> list[list[str]]:
-    """The text whole, in pieces of every size from 1 to 31, and in three random splits."""
-    found = [[text]] + [[text[at : at + size] for at in range(0, len(text), size)] for size in range(1, 32)]
-    rng = random.Random(seed)
-    for _ in range(3):
-        cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(0, 12)))) if len(text) > 1 else []
-        found.append([text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])])
-    return found
-
-
 @pytest.mark.parametrize("name", FIXTURE_FILES)
 def test_every_fixture_we_compile_reads_as_transformers_reads_it(backend: ModuleType, name: str) -> None:
     module = fixture_module(name)
     original = module.__dict__.get("parse_response", chat_parsing.parse_response)
-    compared: list[Any] = []
-    refused: dict[str, str] = {}
+    reads = Reads(backend.StreamingJsonParser)
     named = {id(value): key for key, value in vars(module).items() if isinstance(value, dict) and "fields" in value}
-    mismatches: list[Any] = []
 
     def parse_response(text: Any, template: Any, *args: Any, **kwargs: Any) -> Any:
         expected = original(text, template, *args, **kwargs)  # raises where transformers raises
-        prefix, tools = kwargs.get("prefix"), kwargs.get("tools")
-        if not isinstance(text, str) or kwargs.get("tokenizer") is not None or args:
-            return expected
-        try:
-            compiled = compile_response_template(template)
-        except ValueError as error:
-            refused[named.get(id(template)) or calling_test()] = refused_feature(error)
-            return expected
-        for pieces in splits(text, len(compared)):
-            parser = ResponseParser(compiled, prefix=prefix, tools=tools, parser_class=backend.StreamingJsonParser)
-            for piece in pieces:
-                parser.feed(piece)
-            message = parser.finalize()[0]
-            if message != expected:
-                mismatches.append((text, len(pieces), message, expected))
-                break
-        compared.append(text)
+        if isinstance(text, str) and kwargs.get("tokenizer") is None and not args:
+            name_ = named.get(id(template)) or calling_test()
+            reads.check(template, text, expected, prefix=kwargs.get("prefix"), tools=kwargs.get("tools"), name=name_)
         return expected
 
     module.parse_response = parse_response
@@ -161,11 +119,8 @@ def test_every_fixture_we_compile_reads_as_transformers_reads_it(backend: Module
     suite.run(result)
     for name_, template in vars(module).items():  # the module's templates, whether or not a test parsed with them
         if isinstance(template, dict) and "fields" in template:
-            try:
-                compile_response_template(template)
-            except ValueError as error:
-                refused[name_] = refused_feature(error)
-    print(f"\n{name}: {len(compared)} parses compared")
-    assert not mismatches, mismatches[:3]
-    assert refused == REFUSED[name]
-    assert compared, "no fixture compiled"
+            reads.refuses(template, name_)
+    print(f"\n{name}: {len(reads.compared)} parses compared")
+    assert not reads.mismatches, reads.mismatches[:3]
+    assert reads.refused == REFUSED[name]
+    assert reads.compared, "no fixture compiled"

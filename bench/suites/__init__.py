@@ -47,7 +47,7 @@ SUITES = {
         ),
         Suite(
             "producer_templates",
-            "a response_template: our drop-in ResponseParser against transformers' own",
+            "a response_template: our stream and drop-in against transformers' ResponseParser and vLLM's hf parser",
             "the test extra",
         ),
         Suite(

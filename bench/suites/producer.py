@@ -57,13 +57,17 @@ backtracks in a regex at the end of a long call) and counts as stopped. Targets:
 20 KB, >= 50x both at 100 KB, ours flat per character (1 MB within 1.5x of 64 KB). Their bug pass runs the same cuts
 but ``styled`` (no JSON styles), and counts a value of the wrong type (``"30"`` for ``30``) as ``wrong type``.
 
+Response templates (issue 43, ``--formats templates``, last): a checkpoint's ``response_template`` compiled into our
+format, against transformers' ``ResponseParser`` and vLLM's ``hf`` parser on transformers' fallback templates; the
+section is ``bench/suites/producer_templates.py`` (its docstring says how it times), run here with vLLM present.
+
 Environment: its own (``.venv-producer``, ``make bench-producer``; ``bench/producer-requirements.txt`` pins every
 package): vLLM and SGLang installed with ``--no-deps`` as they ship, torch's CPU build, and what their parser
 modules' imports need. Nothing of theirs is stubbed or copied.
 
     make bench-producer                               # sets up .venv-producer and runs this suite
     .venv-producer/bin/python -m bench producer [--quick] [--rounds N] [--cap S] [--skip-bugs] [--only-bugs]
-        [--formats hermes,qwen3_coder,...] [--json out.json]
+        [--formats hermes,qwen3_coder,...,templates] [--json out.json]
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ from typing import Any, Callable, NamedTuple, Optional
 
 from bench import harness, workloads
 from bench.harness import Contender, NotApplicable, Stopped
+from bench.suites import producer_templates
 
 PACKAGES = (
     "vllm",
@@ -103,6 +108,7 @@ CAP = 30.0  # seconds: a peer still running then is stopped, and not repeated on
 BUG_CAP = 5.0  # seconds a peer may take over one stream of the bug pass
 ONE_CHAR_LONGEST = 4000  # the bug pass's one-character streams: the calls up to this many characters
 CHECK_EVERY = 64  # deltas between two deadline checks
+TEMPLATES = "templates"  # --formats' name for the response-template section (issue 43)
 
 
 # --- Formats: ours, the peers' names for them, and the special tokens their tokenizers have -------------------------
@@ -991,7 +997,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--formats",
         default=None,
         help="comma-separated formats to run (default all: the Hermes timing and the JSON formats' bug pass, then "
-        f"each of {', '.join(TEXT_FORMATS)} timed and its bug pass)",
+        f"each of {', '.join(TEXT_FORMATS)} timed and its bug pass, then {TEMPLATES!r}: the response-template section, "
+        "bench/suites/producer_templates.py)",
     )
     parser.add_argument("--only-bugs", action="store_true", help="the bug pass only: no timing")
 
@@ -1016,10 +1023,10 @@ def run(session: harness.Session) -> int:
     hermes = FORMATS["hermes"]
     contenders = peers(hermes) + ours(hermes) + floors()
     every = {**FORMATS, **TEXT_FORMATS}
-    chosen = list(every) if args.formats is None else [name.strip() for name in args.formats.split(",")]
-    unknown = [name for name in chosen if name not in every]
+    chosen = [*every, TEMPLATES] if args.formats is None else [name.strip() for name in args.formats.split(",")]
+    unknown = [name for name in chosen if name not in every and name != TEMPLATES]
     if unknown:
-        raise SystemExit(f"unknown formats: {', '.join(unknown)} (the formats: {', '.join(every)})")
+        raise SystemExit(f"unknown formats: {', '.join(unknown)} (the formats: {', '.join(every)}, {TEMPLATES})")
     status = 0
     print(harness.environment_line(session.env))
     print()
@@ -1031,7 +1038,10 @@ def run(session: harness.Session) -> int:
     if not args.only_bugs and text_formats:
         status |= time_text_formats(session, text_formats, scale, rounds, cap, clock)
     if not args.skip_bugs:
-        status |= report_bugs(session, scale, [every[name] for name in chosen])
+        status |= report_bugs(session, scale, [every[name] for name in chosen if name in every])
+    if not args.only_bugs and TEMPLATES in chosen:
+        print()
+        status |= producer_templates.time_templates(session, args.rounds or (1 if quick else producer_templates.ROUNDS))
     return status
 
 

@@ -71,6 +71,15 @@ class ParameterSyntax:
     strip: bool = False
     """Whether the value sheds every blank at each end (a ``response_template``'s ``\\s*(?P<value>.*?)\\s*``,
     transformers' Qwen 3.5 template); blanks at the end of a streamed value are held back until text follows."""
+    json_or_text: bool = False
+    """Whether a value is JSON where its whole text is JSON, else its text, blanks stripped (a ``response_template``'s
+    ``value_parser`` ``json`` with ``allow_non_json``: transformers' Qwen3 template). A value whose first character
+    that is not blank cannot begin JSON (or that leaves ``true``, ``false``, ``null``) streams as a string from there;
+    one that may still be JSON is held until it ends. The tool's schema does not retype it (see the docs)."""
+    text_between_ignored: bool = False
+    """Whether text between parameters that is no parameter is passed over (a ``response_template``'s ``xml-inline``,
+    which reads its tags and nothing else: the ``</function>`` of transformers' Qwen3 template, whose call ends at
+    ``</tool_call>``); else it is an error of the call."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,13 @@ and a ``close`` anchor (a literal, a list of literals, or a regex), its body rea
   - ``xml-inline`` whose ``tag_pattern`` is ``LITERAL(?P<key>...)LITERAL\\s*(?P<value>.*?)\\s*LITERAL``, the name in
     the opener, with that transform: tagged parameters, each value's blanks stripped (``"parameters"`` payload:
     Qwen 3.5).
+    Text between the tags is passed over (xml-inline reads the tags alone). Its ``value_parser`` ``json`` with
+    ``allow_non_json``: each value JSON where its text is, else its text (Qwen3).
+
+  An opener of two literals around blanks, then the name, with a closer of one (Qwen3's
+  ``<tool_call>\\s*<function=(?P<name>\\w+)>`` ... ``</tool_call>``): the first literal opens the call, and the rest
+  is the call's header (one call a region, as transformers reads it); with a closer of two (Qwen 3.5's
+  ``</function>\\s*</tool_call>``), the first literal opens a section around each call.
 
 Anything else (another regex shape, content parser, option or transform) raises ``ValueError`` naming the field and
 the feature: the engine would misread it.
@@ -44,6 +51,7 @@ __all__ = ["ResponseTemplate", "compile_response_template", "read_response_templ
 _REASONING_FIELDS = ("reasoning_content", "thinking", "reasoning")
 _CALL_TRANSFORM = {"type": "function", "function": "{content}"}
 _NAMED_CALL_TRANSFORM = {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}}
+_JSON_OR_TEXT_PARSER = {"name": "json", "args": {"allow_non_json": True}}
 _FIELD_KEYS = {"open", "open_pattern", "close", "close_pattern", "content", "content_args", "repeats", "join"}
 _FIELD_KEYS |= {"optional", "transform", "transform_each"}
 
@@ -421,17 +429,22 @@ def _compile_calls(
         raise _refuse(field, "an opener that is not literals around one named group 'name'")
     group_at = opens.index(named[0])
     before, after = opens[:group_at], opens[group_at + 1 :]
-    if len(before) > 2 or len(after) > 1:
-        raise _refuse(field, "an opener of more than two literals before the name")
-    header_text = before[-1][1]
-    header = re.compile(r"(?P<name>" + named[0][1][1] + r")\s*", re.DOTALL)
-    if len(before) == 2:  # a section marker, then each call's marker
-        if len(closes) != 2:
-            raise _refuse(field, "an opener of two markers with a closer of one")
-        data.update(section_begin=(before[0][1],), section_end=(closes[1][1],))
+    if len(after) > 1:
+        raise _refuse(field, "an opener of more than one literal after the name")
+    if len(before) == 2 and len(closes) == 2:  # a section marker, then each call's marker; their closers
+        header = re.compile(r"(?P<name>" + named[0][1][1] + r")\s*", re.DOTALL)
+        data.update(section_begin=(before[0][1],), section_end=(closes[1][1],), call_begin=before[1][1])
     elif len(closes) != 1:
         raise _refuse(field, "an opener of one marker with a closer of two")
-    data.update(call_begin=header_text, call_end=closes[0][1], header=header)
+    elif len(before) == 1:
+        header = re.compile(r"(?P<name>" + named[0][1][1] + r")\s*", re.DOTALL)
+        data.update(call_begin=before[0][1])
+    else:  # the first marker opens the call; the rest, blanks between, and the name are its header
+        first = next(at for at, part in enumerate(opener) if part[0] == _LITERAL)
+        parts = opener[first + 1 : opener.index(named[0]) + 1]
+        header = re.compile("".join(_as_regex(part) for part in parts), re.DOTALL)
+        data.update(call_begin=before[0][1])
+    data.update(call_end=closes[0][1], header=header)
     if content == "json":
         unknown = set(args) - {"unquoted_keys", "string_delims"}
         delims = args.get("string_delims") or []
@@ -454,14 +467,32 @@ def _compile_calls(
         )
         return data
     if content == "xml-inline":
-        unknown = set(args) - {"tag_pattern"}
+        unknown = set(args) - {"tag_pattern", "value_parser"}
         if unknown:
             raise _refuse(field, f"xml-inline's {sorted(unknown)}")
+        value_parser = args.get("value_parser")
+        if value_parser not in (None, _JSON_OR_TEXT_PARSER):
+            raise _refuse(field, f"xml-inline's value_parser {value_parser!r}")
         if not after:
             raise _refuse(field, "xml-inline parameters with no marker after the name")
-        data.update(payload="parameters", header_end=after[0][1], parameters=_parameters(field, args["tag_pattern"]))
+        parameters = _parameters(field, args["tag_pattern"])
+        if value_parser is not None:  # JSON where the value's text is, else the text stripped (transformers' _json)
+            parameters.update(json_or_text=True, strip=True)
+        data.update(payload="parameters", header_end=after[0][1], parameters=parameters)
         return data
     raise _refuse(field, f"the content parser {content!r}")
+
+
+def _as_regex(part: tuple[str, Any]) -> str:
+    """An anchor's part as the regex it came from."""
+    kind, value = part
+    if kind == _LITERAL:
+        return re.escape(value)
+    if kind == _BLANKS:
+        return r"\s*"
+    if kind == _GROUP:
+        return f"(?P<{value[0]}>{value[1]})"
+    return "(?:" + "|".join(re.escape(literal) for literal in value) + ")"
 
 
 def _parameters(field: str, tag_pattern: str) -> dict[str, Any]:
@@ -482,4 +513,5 @@ def _parameters(field: str, tag_pattern: str) -> dict[str, Any]:
         "header": re.compile(r"(?P<name>" + key_source + ")", re.DOTALL),
         "next_parameter_ends_value": False,
         "strip": strip,
+        "text_between_ignored": True,  # xml-inline reads its tags, and passes over any other text
     }

@@ -94,6 +94,12 @@ _STREAM, _TYPED, _JSON, _PYTHON, _GEMMA, _DISCARD = "stream", "typed", "json", "
 # (A value without a schema in a format whose values nest: kept until its first character that is not blank says
 # whether it is an element tree, kept whole, or a string, streamed from there.)
 _PENDING = "pending"
+# (A value that is JSON where its whole text is, else its text (json_or_text): kept while it may still be JSON,
+# undecided while its text so far may begin a JSON value or a name, decided JSON-or-text once it begins with one of
+# _JSON_FIRSTS; streamed as a string once it cannot be JSON.)
+_UNDECIDED, _JSON_OR_TEXT = "undecided", "json or text"
+_JSON_FIRSTS = frozenset('{["-0123456789')
+_JSON_NAMES = ("true", "false", "null")
 
 
 _random_ids = random.Random()  # seeded from the system's entropy; a call id must be unique, not secret
@@ -1035,6 +1041,21 @@ class ModelOutputStream(_FeedSlot):
             self._value_started = True
             if text and self._call is not None:
                 self._emit_arguments(self._call, _escape(text)[1:-1])
+        elif mode is _UNDECIDED:
+            self._value_parts.append(text)
+            so_far = "".join(self._value_parts).lstrip()
+            if not so_far:
+                return
+            if so_far[0] in _JSON_FIRSTS:
+                self._value_mode = _JSON_OR_TEXT  # kept whole: JSON, or its text, when it ends
+                return
+            word = so_far.rstrip()
+            if any(name.startswith(word) for name in _JSON_NAMES):
+                return  # a name of JSON's, or the beginning of one, so far
+            kept = "".join(self._value_parts)  # it cannot be JSON: a string, streamed from here
+            self._value_parts = []
+            self._set_value_mode(_STREAM)
+            self._take_value_text(kept)
         elif mode is _PENDING:
             self._value_parts.append(text)
             if text.strip(_BLANKS):  # no element came first: a string, streamed from here
@@ -1075,6 +1096,10 @@ class ModelOutputStream(_FeedSlot):
             self._emit_arguments(call, found)
             return
         self._value_parts = []
+        if mode is _UNDECIDED or mode is _JSON_OR_TEXT:
+            found = _json_text(text)
+            self._emit_arguments(call, found if found is not None else _escape(text.strip()))
+            return
         if self._value_strip:
             text = text.strip()
         trim = self._value_trim
@@ -1154,9 +1179,9 @@ class ModelOutputStream(_FeedSlot):
             self._close_arguments()
             self._after_call()
             return position + len(marker) if marker == self.format.call_end else position
-        # Text that is no parameter: read past it to the next marker, and say so.
+        # Text that is no parameter: read past it to the next marker, and say so (unless the syntax passes it over).
         call = self._call
-        if call is not None and call.error is None:
+        if call is not None and call.error is None and not self._parameters.text_between_ignored:  # type: ignore[union-attr]
             call.error = "Tool call has text outside its parameters"
         found, _ = markers.find(text, position)
         if found < 0:
@@ -1205,7 +1230,9 @@ class ModelOutputStream(_FeedSlot):
         self._begin_value(name)
         if name and self._call is not None:
             said = matched.group("string") if matched is not None and "string" in pattern.groupindex else None
-            if "string" in pattern.groupindex and not (
+            if parameters.json_or_text:
+                mode = _UNDECIDED  # JSON where its text is, else its text (the schema does not retype it)
+            elif "string" in pattern.groupindex and not (
                 parameters.raw_by_default if said is None else said in parameters.raw_strings
             ):
                 mode = _JSON  # DeepSeek V3.2's string="false" (or no attribute), Kimi K3's type="number": JSON
