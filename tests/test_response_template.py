@@ -444,6 +444,18 @@ def _text_fields(**fields: Any) -> dict[str, Any]:
         ),
         (_text_fields(thinking={"open_pattern": r"(?:<think>|^)", "close": "</think>"}), "thinking", "a group of"),
         (_text_fields(thinking={"open": "<t>", "close": "</t>", "repeats": True, "join": ""}), "thinking", "'join'"),
+        (
+            _text_fields(thinking={"open": "<t>", "repeats": True, "join": " ", "content_args": {"strip": False}}),
+            "thinking",
+            "'join' other than",
+        ),
+        (_text_fields(thinking={"open": "<t>", "close": "</t>", "repeats": True}), "thinking", "without 'join'"),
+        (
+            _text_fields(thinking={"open_pattern": r"[^<]*<t>", "close": "</t>"}, content={}),
+            "thinking",
+            "text before the opener's marker",
+        ),
+        (_text_fields(thinking={"open_pattern": r"<t>[^<]*<u>", "close": "</t>"}), "thinking", "a literal or a choice"),
     ],
 )
 def test_text_fields_the_engine_cannot_stream_are_refused_by_name(
@@ -511,3 +523,56 @@ def test_qwen3_values_are_json_where_they_parse_and_strings_stream(backend: Modu
     deltas = "".join(event.text for event in events if isinstance(event, ArgumentsDelta))
     assert json.loads(deltas) == expected["tool_calls"][0]["function"]["arguments"]
     assert '"places": [{"city": "Paris"}, 1.50]' in deltas
+
+
+# Inkling's text fields as transformers' tests write them: each block's header optional before its marker, the
+# thinking and the answer kept as written and joined from every block; its calls here in Hermes' JSON.
+_INKLING_BLOCK = r"(?:<\|message_model\|>)?[^<]*"
+INKLING = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|message_model|>",
+    "fields": {
+        "thinking": {
+            "open_pattern": _INKLING_BLOCK + r"<\|content_thinking\|>",
+            "close": "<|end_message|>",
+            "repeats": True,
+            "join": "",
+            "content_args": {"strip": False},
+        },
+        "content": {
+            "open_pattern": _INKLING_BLOCK + r"<\|content_text\|>",
+            "close": "<|end_message|>",
+            "repeats": True,
+            "join": "",
+            "content_args": {"strip": False},
+        },
+        "tool_calls": {
+            "open": "<|content_invoke_tool_json|>",
+            "close": "<|end_message|>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": "{content}"},
+        },
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("output", "prefix"),
+    [
+        (
+            "<|content_thinking|>Consider the weather.<|end_message|><|message_model|><|content_thinking|> Tokyo, "
+            "probably.<|end_message|><|message_model|><|content_text|>Checking now.<|end_message|><|message_model|>"
+            'get_weather<|content_invoke_tool_json|>{"name": "get_weather", "arguments": {"city": "Tokyo"}}'
+            "<|end_message|><|content_model_end_sampling|>",
+            "<|message_system|><|content_text|>Effort: 0.9<|end_message|><|message_model|>",
+        ),
+        ("<|content_text|> a <|end_message|>x<|content_text|>\nb\n<|end_message|><|content_thinking|>t", ""),
+        ("more<|end_message|>author<|content_text|>Answer", "<|message_model|><|content_thinking|>Begun "),
+    ],
+)
+def test_inkling_blocks_join_into_the_thinking_and_the_answer(backend: ModuleType, output: str, prefix: str) -> None:
+    compiled = compile_response_template(INKLING)
+    assert compiled.joined_fields == ("thinking", "content")
+    assert compiled.format_fields["content_begin"] == ("<|content_text|>",)
+    _same_message_at_every_cut(backend, INKLING, output, prefix)

@@ -229,7 +229,11 @@ class ResponseParser:
                 return
         strip = template.strip_content if field == template.content_field else template.strip_reasoning
         value = text.strip() if strip else text
-        self._output[field] = value
+        previous = self._output.get(field)
+        if field in template.joined_fields and isinstance(previous, str):  # "join": "", each region after the last
+            self._output[field] = previous + value
+        else:
+            self._output[field] = value
         out.append({"type": "region_close", "field": field, "value": value})
 
     def _call_value(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -87,6 +87,8 @@ class ResponseTemplate:
     """Whether the content's value is stripped (the ``text`` parser's default)."""
     strip_reasoning: bool
     """Whether the reasoning's value is stripped."""
+    joined_fields: tuple[str, ...] = ()
+    """The text fields whose regions join into one value (``"join": ""``): each region's text after the last's."""
     reasoning_at_start: bool = False
     """Whether the reasoning block opens at the start of the text (ERNIE's ``(?:^|<think>\\s*)``): the stream starts
     inside it (``ModelOutputStream(..., reasoning_open=True)``), the prompt's tail its first text."""
@@ -143,17 +145,22 @@ def read_response_template(source: Any) -> dict[str, Any]:
 
 # --- Anchors: literals, blanks and named groups -------------------------------------------------------------------
 
-_LITERAL, _BLANKS, _GROUP, _CHOICE, _START = "literal", "blanks", "group", "choice", "start"
+_LITERAL, _BLANKS, _GROUP, _CHOICE, _START, _SKIP = "literal", "blanks", "group", "choice", "start", "skip"
+_NEGATED_CLASS_RUN = re.compile(r"\[\^(?:\\.|[^\]\\])+\]\*")  # [^<]*
 
 
 def _refuse(field: str, feature: str) -> ValueError:
     return ValueError(f"response_template field {field!r}: {feature} cannot be streamed")
 
 
-def _anchor(field: str, spec: dict[str, Any], literal_key: str, pattern_key: str) -> Optional[list[tuple[str, Any]]]:
+def _anchor(
+    field: str, spec: dict[str, Any], literal_key: str, pattern_key: str, skips: bool = False
+) -> Optional[list[tuple[str, Any]]]:
     """An anchor as parts: (literal, text), (blanks, None) for ``\\s*`` (and ``\\n?``), (group, (name, pattern))
     for a named group, (choice, literals) for an alternation of literals; (start, None) for ``(?:^|...)``, the start
-    of the text or what follows. None where the field has no such anchor (a ``\\Z`` closer: the text's end)."""
+    of the text or what follows; with ``skips``, (skip, None) for text that may stand before a marker, an optional
+    group of literals or a run of a negated class (Inkling's ``(?:<\\|message_model\\|>)?[^<]*``). None where the
+    field has no such anchor (a ``\\Z`` closer: the text's end)."""
     if literal_key in spec:
         raw = spec[literal_key]
         literals = [raw] if isinstance(raw, str) else list(raw)
@@ -184,6 +191,10 @@ def _anchor(field: str, spec: dict[str, Any], literal_key: str, pattern_key: str
             flush()
             parts.append((_BLANKS, None))
             position += 3
+        elif skips and _NEGATED_CLASS_RUN.match(pattern, position):
+            flush()
+            parts.append((_SKIP, None))
+            position = _NEGATED_CLASS_RUN.match(pattern, position).end()  # type: ignore[union-attr]
         elif pattern.startswith("(?P<", position) or pattern.startswith("(?:", position):
             flush()
             body_start = pattern.index(">", position) + 1 if pattern[position + 2] == "P" else position + 3
@@ -191,6 +202,10 @@ def _anchor(field: str, spec: dict[str, Any], literal_key: str, pattern_key: str
             body = pattern[body_start:body_end]
             if pattern[position + 2] == "P":
                 parts.append((_GROUP, (pattern[position + 4 : body_start - 1], body)))
+            elif skips and pattern.startswith("?", body_end + 1):
+                _choice(field, pattern_key, pattern, _alternatives(body))  # literals, else refused
+                parts.append((_SKIP, None))
+                body_end += 1
             else:
                 parts.extend(_choice(field, pattern_key, pattern, _alternatives(body)))
             position = body_end + 1
@@ -303,22 +318,32 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
     content_block: tuple[tuple[str, ...], tuple[str, ...]] = ((), ())
     blanks_before_close = True
     strip_content = strip_reasoning = True
+    joined: list[str] = []
+    text_before_opener: list[str] = []  # text fields whose opener lets text stand before its marker
     calls: dict[str, Any] = {}
     for field, spec in fields.items():
         if not isinstance(spec, dict):
             raise ValueError(f"response_template field {field!r} is not a dict")
         if set(spec) - _FIELD_KEYS:
             raise ValueError(f"response_template field {field!r} has unknown keys {sorted(set(spec) - _FIELD_KEYS)}")
-        if spec.get("join") is not None:
-            raise _refuse(field, "'join'")
         if spec.get("optional", True) is not True:
             raise _refuse(field, "'optional': false")
         content = spec.get("content", "text")
-        opener = _anchor(field, spec, "open", "open_pattern")
+        strip = spec.get("content_args", {}).get("strip", True)
+        is_text = content == "text" and "transform" not in spec
+        if spec.get("join") is not None:
+            # transformers joins each region's value to the last; the engine's events do not say where one region of
+            # a field ends and the next begins (two blocks in a row), so only a join that is all the text compiles.
+            if not is_text or spec["join"] != "" or strip is not False:
+                raise _refuse(field, "'join' other than \"\" of text kept as written ('strip': false)")
+            joined.append(field)
+        elif spec.get("repeats") and is_text:
+            raise _refuse(field, "a text field that repeats without 'join' (a list of its regions)")
+        opener = _anchor(field, spec, "open", "open_pattern", skips=is_text)
         closer = _anchor(field, spec, "close", "close_pattern")
         if opener is None:  # the content: what no other field holds
-            if content != "text" or "transform" in spec or spec.get("repeats"):
-                raise _refuse(field, f"a field without an opener read as {content!r}, repeated or transformed")
+            if not is_text:
+                raise _refuse(field, f"a field without an opener read as {content!r} or transformed")
             if content_block[0]:
                 raise _refuse(field, "a field without an opener beside a content field with one")
             if content_field is not None:
@@ -333,8 +358,11 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
                         raise _refuse(field, "a named group in the content's closer")
                     content_closers += (value,) if kind == _LITERAL else value
             continue
-        if content == "text" and not spec.get("repeats") and "transform" not in spec:
-            strip = spec.get("content_args", {}).get("strip", True)
+        if opener and opener[0][0] == _SKIP:  # (?:<\|message_model\|>)?[^<]*<\|content_text\|>
+            text_before_opener.append(field)
+            while opener[0][0] == _SKIP:
+                opener = opener[1:]
+        if is_text:
             if field == "content":  # the content between anchors of its own: text outside every field is dropped
                 if content_field is not None:
                     raise _refuse(field, "a content field with an opener beside a field without one")
@@ -364,6 +392,9 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
         calls = _compile_calls(field, spec, content, opener, closer)
     if calls_field is None:
         raise ValueError("response_template has no tool-call field: there is nothing for the engine to stream")
+    if text_before_opener and content_field is not None and not content_block[0]:
+        # Where no field lacks an opener, the text before a marker is dropped whichever of them it stood before.
+        raise _refuse(text_before_opener[0], "text before the opener's marker, which the field without one would hold")
     leading = calls.pop("leading_blanks")
     whole = calls.pop("whole_object")
     calls.update(
@@ -388,6 +419,7 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
         strip_content=strip_content,
         strip_reasoning=strip_reasoning,
         reasoning_at_start=reasoning_at_start,
+        joined_fields=tuple(joined),
     )
 
 
