@@ -7,8 +7,14 @@ and a ``close`` anchor (a literal, a list of literals, or a regex), its body rea
 ``transform``. What compiles (transformers 5.25's semantics, ``transformers/utils/chat_parsing/``):
 
 - the reasoning field: a literal ``open`` and ``close``, ``text`` content, becomes the format's reasoning block;
+  an opener ``(?:^|<think>\\s*)`` opens it at the start of the text too (``reasoning_at_start``: ERNIE);
 - the field without ``open`` (the content): its ``close`` literals, or a regex alternation of literals, are dropped
   where they stand in content (``<|im_end|>``);
+- the field ``content`` with an ``open`` of its own: the format's content block (``content_begin``, ``content_end``),
+  text outside every field dropped, as transformers drops it where no field lacks an opener (Cohere, ERNIE, gpt-oss);
+  there a text field's opener may let text stand before its marker (Inkling's ``(?:...)?[^<]*<|content_text|>``);
+- blanks beside a text field's markers (``<think>\\s*``, ``\\n?</response>``) where its value is stripped; a text
+  field's ``"join": ""`` where it is kept as written (its regions' text one after another: Inkling);
 - the tool-call field, ``repeats``, whose anchors are literals with at most a named group (``name``) and ``\\s*``
   between them (a leading ``\\s*`` swallows blanks), read by:
 
