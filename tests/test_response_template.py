@@ -373,3 +373,114 @@ def test_qwen3_values_are_json_where_they_parse_and_strings_stream(backend: Modu
     deltas = "".join(event.text for event in events if isinstance(event, ArgumentsDelta))
     assert json.loads(deltas) == expected["tool_calls"][0]["function"]["arguments"]
     assert '"places": [{"city": "Paris"}, 1.50]' in deltas
+
+
+def _call_list_template(content: str, name_key: str, arguments_key: str, open_: str, close: str) -> dict[str, Any]:
+    """A field holding a list of calls, each transformed (``transform_each``): the pythonic list, or Cohere's JSON."""
+    function = {"name": "{" + name_key + "}", "arguments": "{" + arguments_key + "}"}
+    return {
+        "defaults": {"role": "assistant"},
+        "start_anchor": "<|im_start|>assistant\n",
+        "fields": {
+            "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {
+                "open": open_,
+                "close": close,
+                "content": content,
+                "transform_each": True,
+                "transform": {"type": "function", "function": function},
+            },
+            "content": {"close": "<|im_end|>"},
+        },
+    }
+
+
+PYTHON_CALL_LIST = _call_list_template("python-call-list", "name", "arguments", "<tool_calls>", "</tool_calls>")
+COHERE_CALL_LIST = _call_list_template("json", "tool_name", "parameters", "<|START_ACTION|>", "<|END_ACTION|>")
+
+
+@pytest.mark.parametrize("template", [PYTHON_CALL_LIST, COHERE_CALL_LIST], ids=["python-call-list", "cohere"])
+def test_a_list_of_calls_streams_each_calls_arguments(backend: ModuleType, template: dict[str, Any]) -> None:
+    long_text = "line one\\n" * 40
+    field = template["fields"]["tool_calls"]
+    if field["content"] == "python-call-list":
+        calls = f'[write(path="a.txt", text="{long_text}", lines=[1, 2.5], mode=None), get_time()]'
+        say = "Hi <b>there</b>, [x] (y)."
+    else:
+        first = f'{{"tool_call_id": "0", "tool_name": "write", "parameters": {{"text": "{long_text}", "n": [1]}}}}'
+        calls = f'[\n  {first},\n  {{"tool_call_id": "1", "tool_name": "get_time", "parameters": {{}}}}\n]'
+        say = "Hi {there}."
+    text = f"<think>Two calls.</think>{say}\n{field['open']}{calls}{field['close']}<|im_end|>"
+    tools = [{"type": "function", "function": {"name": "write", "parameters": {"type": "object", "properties": {}}}}]
+    for use_tools in (None, tools + [{"type": "function", "function": {"name": "get_time"}}]):
+        expected = chat_parsing.parse_response(text, template, prefix="", tools=use_tools)
+        assert [call["function"]["name"] for call in expected["tool_calls"]] == ["write", "get_time"]
+        for size in (1, 5, 29):
+            pieces = [text[at : at + size] for at in range(0, len(text), size)]
+            message, batches = read_message(backend, template, pieces, tools=use_tools)
+            assert message == expected
+            # The first call's arguments stream before the piece that closes it.
+            closed_in = next(
+                at
+                for at, batch in enumerate(batches)
+                for event in batch
+                if event["type"] == "region_close" and event.get("index") == 0
+            )
+            before = "".join(
+                event["arguments"]
+                for batch in batches[:closed_in]
+                for event in batch
+                if event["type"] == "region_chunk" and event.get("index") == 0
+            )
+            assert "line one\\nline one\\n" in before
+    format = ToolCallFormat.from_response_template(template)
+    assert format.section_begin == (field["open"],) and format.section_end == (field["close"],)
+
+
+# gpt-oss's tool-call field as transformers' response-parsing tests write it: the name, then any text (.*?) up to
+# <|message|>, then the arguments' JSON (their template's content field aside: the answer here is the text outside).
+GPT_OSS_CALLS = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|start|>assistant",
+    "fields": {
+        "thinking": {"open": "<|channel|>analysis<|message|>", "close": "<|end|>", "content": "text"},
+        "content": {"close": "<|return|>"},
+        "tool_calls": {
+            "open_pattern": r"<\|channel\|>commentary to=functions\.(?P<name>\w+).*?<\|message\|>",
+            "close": "<|call|>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+    },
+}
+
+
+def test_an_opener_that_skips_text_between_the_name_and_a_marker(backend: ModuleType) -> None:
+    format = ToolCallFormat.from_response_template(GPT_OSS_CALLS)
+    assert (format.payload, format.call_begin, format.header_end) == (
+        "arguments",
+        "<|channel|>commentary to=functions.",
+        "<|message|>",
+    )
+    arguments = json.dumps({"location": "San Francisco, CA", "note": "sunny " * 40})
+    for end in ("<|call|>", ""):  # the call's end marker, or the output's end
+        text = (
+            "<|channel|>analysis<|message|>We will call.<|end|>"
+            f"<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{arguments}{end}"
+        )
+        expected = chat_parsing.parse_response(text, GPT_OSS_CALLS, prefix="")
+        assert expected["tool_calls"][0]["function"]["name"] == "get_weather"
+        for size in (1, 6, 31):
+            pieces = [text[at : at + size] for at in range(0, len(text), size)]
+            message, batches = read_message(backend, GPT_OSS_CALLS, pieces)
+            assert message == expected
+            streamed = [
+                (at, event["arguments"])
+                for at, batch in enumerate(batches)
+                for event in batch
+                if event["type"] == "region_chunk" and event.get("index") == 0
+            ]
+            # Before the piece holding the arguments' last character, most of them had streamed.
+            last_piece = 1 + (len(text) - len(end) - 1) // size
+            assert len("".join(chunk for at, chunk in streamed if at < last_piece)) > len(arguments) - size - 2

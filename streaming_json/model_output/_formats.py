@@ -259,9 +259,11 @@ class ToolCallFormat:
         feature the engine cannot stream (``compile_response_template`` gives the rest the template says: the message's
         fields, its ``start_anchor``)."""
         fields = dict(compile_response_template(template, name).format_fields)
+        if fields.get("literal") == "python":  # the pythonic formats' literal and names
+            fields.update(literal=_PYTHON_LITERAL, name_chars=_PYTHON_NAME_CHARS)
         if fields.get("parameters") is not None:
             fields["parameters"] = ParameterSyntax(**fields["parameters"])
-        if fields.get("literal") is not None:
+        if isinstance(fields.get("literal"), dict):
             fields["literal"] = LiteralSyntax(**fields["literal"])
         return cls(**fields)
 
