@@ -350,3 +350,40 @@ def test_the_call_floor_parses_each_call_in_timed_runs_too() -> None:
         finals = peers.call_floor(lambda text: parsed.append(text) or json.loads(text), keep)(workload, float("inf"))
         assert parsed == ['{"a": 1}', "[]"]
         assert finals == ([{"a": 1}, []] if keep else [])
+
+
+@pytest.mark.parametrize("key", ["write", "edit"])
+def test_the_sdk_suites_floor_and_parser_append_the_text_our_adapter_reads(key: str) -> None:
+    # The sdk suite's figure is (ours - floor) / events: it means something only where the floor and the parser
+    # baseline append, out of every API's events, the very text our adapter writes for the call, and the events are
+    # the ones the SDK's client builds.
+    pytest.importorskip("openai")
+    pytest.importorskip("anthropic")
+    pytest.importorskip("google.genai")
+    pytest.importorskip("cohere")
+    pytest.importorskip("ollama")
+    from bench import events as event_streams
+    from bench.suites import sdk
+
+    stream = sdk.streams(workloads.write_file(1, 0.02) if key == "write" else workloads.edit_call(0.02))
+    expected = json.loads(stream.text)
+    build = event_streams.builders()
+    assert {api for api, _ in sdk.READINGS} == set(event_streams.APIS) == set(sdk.ACCUMULATORS)
+    for api, shape in sdk.READINGS:
+        read = list(sdk.fresh_events(stream, api, build[shape][api]))
+        assert len(read) > len(stream.pieces) // 2, (api, shape)  # a piece an event, near enough (Gemini decodes)
+        calls = sdk.ACCUMULATORS[api]()
+        for event, _ in read:
+            calls.feed(event)
+        calls.finish()
+        (call,) = calls.calls
+        assert call.arguments == expected, (api, shape)
+        assert "".join(piece for _, piece in read if piece is not None) == call.text, (api, shape)
+        for reader in (sdk.run_floor(api, shape), sdk.run_parser(api)):
+            seconds, arguments = reader(stream, read)
+            assert arguments == expected and seconds > 0, (api, shape)
+    # The floor reads each piece out of the event itself: an event whose piece is gone fails it.
+    read = list(sdk.fresh_events(stream, "chat", build["dicts"]["chat"]))
+    del read[1][0]["choices"][0]["delta"]["tool_calls"]
+    with pytest.raises(KeyError):
+        sdk.run_floor("chat", "dicts")(stream, read)

@@ -9,8 +9,6 @@ in random splits: the same message. Each template of theirs we refuse is listed 
 from __future__ import annotations
 
 import importlib.util
-import random
-import re
 import sys
 import types
 import unittest
@@ -20,16 +18,15 @@ from typing import Any
 
 import pytest
 
-from streaming_json.model_output import ResponseParser, compile_response_template
-
+from .servers.response_template_reads import Reads
 from .servers.sdists import unpacked_sdist
 
 chat_parsing = pytest.importorskip("transformers.utils.chat_parsing", reason="transformers is a test dependency")
 response_parser = importlib.import_module("transformers.utils.chat_parsing.response_parser")
 response_templates = importlib.import_module("transformers.utils.chat_parsing.response_templates")
 
-# (The sdist's tests/parser/test_response_template.py imports vLLM's serving code, vllm.entrypoints: it runs with vLLM
-# installed only, which this tier is not.)
+# (The sdist's tests/parser/test_response_template.py imports vLLM's serving code, vllm.entrypoints: it runs in the
+# servers tier, which has vLLM: tests/servers/test_vllm_response_template.py.)
 FIXTURE_FILES = ("test_chat_parsing.py",)
 
 # Each template we refuse, by its name in the module (or, for a template a test writes inline, the test's name), and
@@ -92,12 +89,6 @@ def fixture_module(name: str) -> ModuleType:
     return module
 
 
-def refused_feature(error: ValueError) -> str:
-    """The field and the feature a refusal names (``tool_calls: 'transform_each'``), else its whole message."""
-    match = re.fullmatch(r"response_template field '(.*?)': (.*) cannot be streamed", str(error))
-    return f"{match[1]}: {match[2]}" if match else str(error)
-
-
 def calling_test() -> str:
     """The name of the fixture's test running now (the innermost ``test_...`` frame)."""
     frame = sys._getframe(1)
@@ -106,44 +97,18 @@ def calling_test() -> str:
     return frame.f_code.co_name if frame is not None else "?"
 
 
-def splits(text: str, seed: int) -> list[list[str]]:
-    """The text whole, in pieces of every size from 1 to 31, and in three random splits."""
-    found = [[text]] + [[text[at : at + size] for at in range(0, len(text), size)] for size in range(1, 32)]
-    rng = random.Random(seed)
-    for _ in range(3):
-        cuts = sorted(rng.sample(range(1, len(text)), min(len(text) - 1, rng.randint(0, 12)))) if len(text) > 1 else []
-        found.append([text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)])])
-    return found
-
-
 @pytest.mark.parametrize("name", FIXTURE_FILES)
 def test_every_fixture_we_compile_reads_as_transformers_reads_it(backend: ModuleType, name: str) -> None:
     module = fixture_module(name)
     original = module.__dict__.get("parse_response", chat_parsing.parse_response)
-    compared: list[Any] = []
-    refused: dict[str, str] = {}
+    reads = Reads(backend.StreamingJsonParser)
     named = {id(value): key for key, value in vars(module).items() if isinstance(value, dict) and "fields" in value}
-    mismatches: list[Any] = []
 
     def parse_response(text: Any, template: Any, *args: Any, **kwargs: Any) -> Any:
         expected = original(text, template, *args, **kwargs)  # raises where transformers raises
-        prefix, tools = kwargs.get("prefix"), kwargs.get("tools")
-        if not isinstance(text, str) or kwargs.get("tokenizer") is not None or args:
-            return expected
-        try:
-            compiled = compile_response_template(template)
-        except ValueError as error:
-            refused[named.get(id(template)) or calling_test()] = refused_feature(error)
-            return expected
-        for pieces in splits(text, len(compared)):
-            parser = ResponseParser(compiled, prefix=prefix, tools=tools, parser_class=backend.StreamingJsonParser)
-            for piece in pieces:
-                parser.feed(piece)
-            message = parser.finalize()[0]
-            if message != expected:
-                mismatches.append((text, len(pieces), message, expected))
-                break
-        compared.append(text)
+        if isinstance(text, str) and kwargs.get("tokenizer") is None and not args:
+            name_ = named.get(id(template)) or calling_test()
+            reads.check(template, text, expected, prefix=kwargs.get("prefix"), tools=kwargs.get("tools"), name=name_)
         return expected
 
     module.parse_response = parse_response
@@ -152,11 +117,8 @@ def test_every_fixture_we_compile_reads_as_transformers_reads_it(backend: Module
     suite.run(result)
     for name_, template in vars(module).items():  # the module's templates, whether or not a test parsed with them
         if isinstance(template, dict) and "fields" in template:
-            try:
-                compile_response_template(template)
-            except ValueError as error:
-                refused[name_] = refused_feature(error)
-    print(f"\n{name}: {len(compared)} parses compared")
-    assert not mismatches, mismatches[:3]
-    assert refused == REFUSED[name]
-    assert compared, "no fixture compiled"
+            reads.refuses(template, name_)
+    print(f"\n{name}: {len(reads.compared)} parses compared")
+    assert not reads.mismatches, reads.mismatches[:3]
+    assert reads.refused == REFUSED[name]
+    assert reads.compared, "no fixture compiled"

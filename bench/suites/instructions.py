@@ -46,6 +46,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
+from bench import events as event_streams
 from bench import harness
 
 PACKAGES = ("anthropic", "openai", "pydantic")
@@ -58,7 +59,7 @@ void stop(void) { CALLGRIND_TOGGLE_COLLECT; CALLGRIND_DUMP_STATS; }
 """
 READERS = ("parser", "floor", "ours")
 PATCH_READERS = ("parser", "ours", "patches", "patches_sse")
-APIS = ("anthropic", "chat", "responses")
+APIS = event_streams.APIS
 SHAPES = ("sdk", "dicts")
 WARM_UP_EVENTS = 200
 # Each way Python code can read an SDK model's fields, walking a Chat chunk down to its piece (no checks).
@@ -125,7 +126,7 @@ def read_events(reader: str, api: str, shape: str, scale: float, marker: str) ->
     from bench.suites import sdk
 
     stream = sdk.streams(workloads.write_file(1, scale))
-    events = list(sdk.fresh_events(stream, api, sdk.builders()[shape][api]))
+    events = list(sdk.fresh_events(stream, api, event_streams.builders()[shape][api]))
     if reader.startswith("walk:"):
         run = run_walk(reader[len("walk:") :], events[0][0])
     else:
@@ -204,9 +205,9 @@ def run(session: harness.Session) -> int:
     if args.walks:
         jobs = [("parser", "chat", "sdk")] + [(f"walk:{walk}", "chat", "sdk") for walk in WALKS]
     elif args.patches:
-        jobs = [(reader, api, shape) for api in apis for shape in SHAPES for reader in PATCH_READERS]
+        jobs = [(reader, api, shape) for api in apis for shape in event_streams.SHAPES[api] for reader in PATCH_READERS]
     else:
-        jobs = [(reader, api, shape) for api in apis for shape in SHAPES for reader in READERS]
+        jobs = [(reader, api, shape) for api in apis for shape in event_streams.SHAPES[api] for reader in READERS]
     with tempfile.TemporaryDirectory() as folder:
         marker = build_marker(folder)
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
@@ -230,7 +231,7 @@ def run(session: harness.Session) -> int:
         )
         rows = []
         for api in apis:
-            for shape in SHAPES:
+            for shape in event_streams.SHAPES[api]:
                 baseline, events = counted["parser", api, shape]
                 cells = [f"{(counted[reader, api, shape][0] - baseline) / events:,.0f}" for reader in PATCH_READERS[1:]]
                 rows.append([api, shape, f"{events:,}", *cells])
@@ -242,10 +243,14 @@ def run(session: harness.Session) -> int:
     for api in apis:
         cells = []
         for shape in SHAPES:
+            if shape not in event_streams.SHAPES[api]:
+                cells += ["-", "-", "-"]
+                continue
             baseline, events = counted["parser", api, shape]
-            for reader in ("floor", "ours"):
-                cells.append(f"{(counted[reader, api, shape][0] - baseline) / events:,.0f}")
+            floor, ours = (counted[reader, api, shape][0] for reader in ("floor", "ours"))
+            cells += [f"{(floor - baseline) / events:,.0f}", f"{(ours - baseline) / events:,.0f}"]
+            cells.append(f"{(ours - floor) / events:,.0f}")
         rows.append([api, f"{events:,}", *cells])
-    headers = ["API", "events", "floor, SDK objects", "ours, SDK objects", "floor, dicts", "ours, dicts"]
+    headers = ["API", "events", "floor, SDK objects", "ours", "ours - floor", "floor, dicts", "ours", "ours - floor"]
     print(session.table(headers, rows))
     return 0

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from . import vllm_own_tests
-from .vllm_own_tests import GROUPS, LISTED, listed_as
+from .vllm_own_tests import GROUPS
 
 CASES = [(name, files) for group in GROUPS.values() for name, files in group.items()]
 
@@ -32,22 +32,4 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dict[s
 def test_vllm_own_tests_pass_with_ours_in_place(
     runs: dict[str, dict[str, dict[str, Any]]], format_name: str, files: list[str]
 ) -> None:
-    theirs, ours = runs["theirs"], runs["ours"]
-    mine = {test: entry for test, entry in ours.items() if test.split("::")[0] in files and entry["ours"]}
-    assert len(mine) >= 4, f"our {format_name} parser ran in only {len(mine)} of vLLM's tests: was it put in place?"
-    for test in mine:
-        assert test in theirs, f"{test} ran with ours only"
-    unexpected = {
-        test: entry.get("message", "")[-600:]
-        for test, entry in mine.items()
-        if entry["outcome"] in ("failed", "error") and listed_as(test) is None and theirs[test]["outcome"] == "passed"
-    }
-    assert not unexpected, "\n\n".join(f"{test}:\n{message}" for test, message in unexpected.items())
-    stale = [test for test in mine if listed_as(test) is not None and mine[test]["outcome"] not in ("failed", "error")]
-    assert not stale, f"listed as failing with ours, but they pass now: {stale}"
-    # Each listing names tests that exist (a misspelt one would list nothing, and hide nothing either).
-    here = {listed_as(test) for test in ours if test.split("::")[0] in files}
-    unknown = [key for key in LISTED if key.split("::")[0] in files and key not in here]
-    assert not unknown, f"listed, but vLLM's files have no such test: {unknown}"
-    # vLLM's parsers pass their own tests here (the tokenizer made here serves them): the run is a fair one.
-    assert all(theirs[test]["outcome"] in ("passed", "skipped", "xfailed") for test in mine)
+    vllm_own_tests.check_ours_in_place(runs["theirs"], runs["ours"], files, format_name)

@@ -18,6 +18,7 @@ from vllm.parser.parser_manager import ParserManager
 
 from streaming_json.model_output import vllm as ours
 
+from . import vllm_own_tests
 from .outputs import deltas, outputs, tokenizer
 from .test_vllm_serving import _engine_outputs, request_for, serving_chat
 
@@ -103,3 +104,54 @@ def test_a_checkpoints_template_streams_through_vllms_chat_server(cut: str) -> N
             streamed_before_the_end += len(value["arguments"]) > 1
     if cut == "tokens":
         assert streamed_before_the_end > 10  # arguments in several deltas: streamed, not sent whole at the close
+
+
+# vLLM's own tests of its hf parsers (tests/parser/test_response_template.py of its sdist), run as vllm_own_tests.py
+# runs the formats' tests: with vLLM's parsers, and with streaming_json_hf in place.
+TEMPLATE_TESTS = vllm_own_tests.TEMPLATE_FILES["hf"]
+
+
+@pytest.fixture(scope="module")
+def template_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, dict[str, Any]]]:
+    folder = tmp_path_factory.mktemp("vllm-template-tests")
+    return {
+        parsers: vllm_own_tests.run(parsers, TEMPLATE_TESTS, folder / f"{parsers}.json", "tests/parser")
+        for parsers in ("theirs", "ours")
+    }
+
+
+def test_vllms_own_template_tests_pass_with_its_hf_parser(template_runs: dict[str, dict[str, dict[str, Any]]]) -> None:
+    theirs = template_runs["theirs"]
+    assert len(theirs) >= 70
+    assert {test: entry["outcome"] for test, entry in theirs.items() if entry["outcome"] != "passed"} == {}
+
+
+def test_every_output_vllms_hf_parser_reads_ours_reads_the_same(
+    template_runs: dict[str, dict[str, dict[str, Any]]],
+) -> None:
+    """Each ResponseParser read of vLLM's hf parser with a template we compile, read by our drop-in at every split:
+    the same message, but where READS_DIFFER says why not; the templates we refuse are READS_REFUSED's."""
+    reads = {test: entry["reads"] for test, entry in template_runs["theirs"].items() if "reads" in entry}
+    assert sum(read["compared"] for read in reads.values()) >= 30
+    differ = {test for test, read in reads.items() if read["mismatches"]}
+    listed = {test for test in reads if vllm_own_tests.listed_in(test, vllm_own_tests.READS_DIFFER)}
+    assert differ - listed == set(), {test: reads[test]["mismatches"][:1] for test in differ - listed}
+    assert listed - differ == set(), "listed as read otherwise by ours, but read the same now"
+    unknown = [key for key in vllm_own_tests.READS_DIFFER if not any(test.startswith(key) for test in reads)]
+    assert not unknown, f"listed, but no test of vLLM's read an output there: {unknown}"
+    refused = {name: feature for read in reads.values() for name, feature in read["refused"].items()}
+    assert refused == vllm_own_tests.READS_REFUSED
+
+
+def test_vllms_own_template_tests_pass_with_streaming_json_hf_in_place(
+    template_runs: dict[str, dict[str, dict[str, Any]]],
+) -> None:
+    theirs, ours = template_runs["theirs"], template_runs["ours"]
+    vllm_own_tests.check_ours_in_place(theirs, ours, TEMPLATE_TESTS, "hf")
+    # A template ours refuses fails the test with the refusal naming the field and the feature.
+    for test, feature in vllm_own_tests.TEMPLATE_REFUSED.items():
+        field, _, what = feature.partition(": ")
+        assert ours[test]["outcome"] == "failed"
+        assert f"response_template field '{field}': {what} cannot be streamed" in ours[test]["message"], test
+    print()
+    print(vllm_own_tests.table(theirs, ours, {"hf": TEMPLATE_TESTS}))

@@ -644,7 +644,199 @@ STREAM_NEEDS = {
     ),
 }
 
+# vLLM's tests of its ``hf`` parsers (the served checkpoint's response_template:
+# tests/parser/test_response_template.py), run as the others are, with streaming_json_hf in place
+# (vllm_own_tests_plugin.py's _install_ours_hf), by test_vllm_response_template.py; each test ours fails is listed
+# here with why, as for the formats above.
+TEMPLATE_FILES = {"hf": ["tests/parser/test_response_template.py"]}
+_RT = "tests/parser/test_response_template.py"
+
+_HF_CLASS = (
+    "asserts vLLM's own template Parser: ParserManager composes vLLM's hf parsers into its ResponseTemplateParser "
+    "(and refuses them beside another parser); ours are an ordinary tool and reasoning parser pair, composed as any "
+    "other (a DelegatingParser) and combined with any"
+)
+_HF_STARTUP_WORDING = (
+    "vLLM's startup messages ('requires `response_template` metadata', 'Invalid response_template', 'tool_calls "
+    "field'): ours fails at startup too (ParserManager's TypeError), in our reading's own words; and ours refuses a "
+    "template without a tool_calls field for the reasoning parser alone too ('response_template has no tool-call "
+    "field': the reasoning block is read from the compiled format, which needs one), where vLLM's takes it"
+)
+_REQUEST_STAND_IN = (
+    "adjust_request on the test's request stand-in (a SimpleNamespace with tools, tool_choice 'auto'): the "
+    "DelegatingParser vLLM composes over ours reads the request's structured outputs "
+    "(request.extract_structured_outputs()), which the stand-in lacks; and (the chat-template test) vLLM's hf "
+    "parser warns that a request's chat template is set, ours has no such warning"
+)
+_FORCED_BY_TAG = (
+    "vLLM's hf parser refuses the tool guarantees it cannot force without a grammar (required, named, "
+    "parallel_tool_calls=False, strict tools: VLLMValidationError); over ours, vLLM's DelegatingParser forces them "
+    "with our structural tag instead (and, on the test's request stand-in, fails first reading its structured "
+    "outputs)"
+)
+_GATE_WITHOUT_DECODING = (
+    "vLLM's streaming reasoning gate matches the closer's token ids without decoding (the test fails on any "
+    "decode); ours reads the decoded text"
+)
+_PROMPT_WITHOUT_MARKER = (
+    "is_reasoning_end over a prompt that holds no reasoning marker (the turn opener then text, or thinking turned "
+    "off by chat_template_kwargs, or a thinking field that repeats): vLLM reads the prompt with the template; ours "
+    "reads the last begin or end marker of the prompt's ids only, and none is there"
+)
+_WHOLE_CALLS = (
+    "asserts that no call is sent before its region closes (vLLM's hf parser sends each call whole): ours streams "
+    "the call's name and then its arguments as they come, which is what streaming_json_hf is for"
+)
+_MALFORMED_DROPPED = (
+    "vLLM's hf parser drops a call it cannot parse (text after the call's JSON, a call cut off, a call opened in the "
+    "prompt that closes malformed, a hyphenated name its \\w+ stops in) and every character of it; transformers' "
+    "parse raises there; ours reads the call as written (a name up to the arguments' '{', \\w+ or not) and gives "
+    "the text that is no call as content (issue 20 counts dropped text as a loss)"
+)
+_TOOL_CHOICE_NONE_TEXT = (
+    "tool_choice 'none': vLLM's hf parser gives the call's raw text as content; the DelegatingParser vLLM composes "
+    "over ours sends neither the call nor its text"
+)
+_GEMMA4_END_OF_TURN = (
+    "compares with vLLM's Gemma 4 parser, in this run ours (streaming_json_gemma4), which keeps Gemma's end of turn "
+    "<turn|> in content ('Hello<turn|>'; vLLM's serving drops it from the text as a special token by default) where "
+    "streaming_json_hf, reading the template, ends the content at it ('Hello')"
+)
+_NULL_FOR_STRING = (
+    "a bare null for a parameter typed string: transformers and vLLM keep null; ours types it by the schema as the "
+    "string 'null'"
+)
+_OPENER_ACROSS_PROMPT = (
+    "a reasoning opener cut between the prompt and the output ('<|chan' then 'nel>thought\\n'): ours reads the "
+    "prompt's ids for an open block, not for the start of a marker, and gives the output as content"
+)
+_HF_REFUSED = "a template streaming_json_hf refuses (TEMPLATE_REFUSED names the feature, which the run asserts)"
+
+HF_NOT_APPLICABLE = {
+    **_each(_RT, _HF_CLASS, "test_parser_manager_selects_response_template_by_name"),
+    **_each(_RT, _HF_CLASS, "test_response_template_parser_rejects_other_parsers"),
+    **_each(_RT, _HF_STARTUP_WORDING, "test_parser_manager_validates_checkpoint_metadata_at_startup"),
+    **_each(
+        _RT,
+        _REQUEST_STAND_IN,
+        "test_request_chat_template_is_honored_with_warning",
+        "test_adjust_request_preserves_parser_delimiters_without_forcing_stop_text",
+    ),
+    **_each(_RT, _FORCED_BY_TAG, "test_unconstrained_tool_guarantees_are_rejected"),
+    **_each(_RT, _GATE_WITHOUT_DECODING, "test_streaming_reasoning_gate_matches_thinking_closer_without_decoding"),
+    **_each(
+        _RT,
+        _HF_REFUSED,
+        "test_reasoning_gate_ends_at_content_opener_held_by_prompt",
+        "test_response_template_takes_name_from_region_content",
+        "test_response_template_applies_literal_transformed_name",
+        "test_delimited_template_keeps_plain_content_and_tolerates_required_fields",
+    ),
+}
+HF_VLLM_CHOICES = {
+    **_each(_RT, _WHOLE_CALLS, "test_streamed_tool_call_is_emitted_when_its_region_parses"),
+    **_each(
+        _RT,
+        _MALFORMED_DROPPED,
+        "test_gemma4_response_template_drops_incomplete_call",
+        "test_gemma4_checkpoint_grammar_excludes_hyphenated_name",
+        "test_malformed_call_opened_across_prompt_boundary_is_dropped",
+        "test_streaming_invalid_call_is_dropped",
+        "test_malformed_call_does_not_block_following_call",
+        "test_non_streaming_malformed_call_is_dropped",
+        "test_streaming_malformed_call_is_dropped_before_emission",
+        "test_prefilled_malformed_call_is_dropped",
+    ),
+    **_each(_RT, _TEXT_AFTER_CALLS_DROPPED, "test_gemma4_response_template_preserves_content_after_tool_call"),
+    **_each(_RT, _NAMESPACE_TOOLS, "test_responses_namespace_tools_use_vllm_flattened_names"),
+}
+HF_STREAM_NEEDS = {
+    **_each(
+        _RT,
+        _PROMPT_WITHOUT_MARKER,
+        "test_reasoning_gate_waits_for_content_region",
+        "test_reasoning_gate_honors_disabled_and_repeated_thinking",
+    ),
+    **_each(_RT, _TOOL_CHOICE_NONE_TEXT, "test_tool_choice_none_preserves_raw_call_as_content"),
+    **_each(
+        _RT,
+        _GEMMA4_END_OF_TURN,
+        "test_gemma4_response_template_matches_registered_parser[content]",
+        "test_gemma4_response_template_matches_registered_parser[reasoning]",
+        "test_gemma4_response_template_streaming_matches_registered_parser[1-reasoning_then_content]",
+        "test_gemma4_response_template_streaming_matches_registered_parser[7-reasoning_then_content]",
+        "test_gemma4_response_template_streaming_matches_registered_parser[10000-reasoning_then_content]",
+        "test_gemma4_response_template_prompt_state_matches_registered_parser",
+        "test_gemma4_response_template_reasoning_suppression_matches_registered_parser",
+    ),
+    **_each(_RT, _NULL_FOR_STRING, "test_metadata_parser_keeps_already_decoded_nullable_values"),
+    **_each(_RT, _OPENER_ACROSS_PROMPT, "test_streaming_prefill_is_state_only[completed_partial_delimiter]"),
+}
+# The templates of vLLM's tests that streaming_json_hf refuses: the test, and the field and feature the refusal names
+# (the test fails with ours on that ValueError).
+TEMPLATE_REFUSED = {
+    f"{_RT}::test_reasoning_gate_ends_at_content_opener_held_by_prompt": (
+        "content: a text field other than the content and the reasoning"
+    ),
+    f"{_RT}::test_response_template_takes_name_from_region_content": (
+        "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
+    ),
+    f"{_RT}::test_response_template_applies_literal_transformed_name": (
+        "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
+    ),
+    f"{_RT}::test_delimited_template_keeps_plain_content_and_tolerates_required_fields": (
+        "tool_calls: 'optional': false"
+    ),
+}
+# Where our drop-in ResponseParser, reading an output vLLM's hf parser read with its copy of transformers'
+# ResponseParser (tests/servers/response_template_reads.py), gives another message: the test, and why.
+_READ_MALFORMED = (
+    "a call vLLM's copy of ResponseParser cannot parse (text after its JSON, cut off, a hyphenated name its "
+    "\\w+ does not match, a prompt that opened it): it drops the region and its text; transformers' own "
+    "ResponseParser raises ('json: could not parse'); ours reads the call as written and the rest as content"
+)
+READS_DIFFER = {
+    **_each(
+        _RT,
+        _READ_MALFORMED,
+        "test_gemma4_response_template_drops_incomplete_call",
+        "test_gemma4_checkpoint_grammar_excludes_hyphenated_name",
+        "test_malformed_call_opened_across_prompt_boundary_is_dropped",
+        "test_streaming_invalid_call_is_dropped",
+        "test_malformed_call_does_not_block_following_call",
+        "test_non_streaming_malformed_call_is_dropped",
+        "test_prefilled_malformed_call_is_dropped",
+    ),
+    **_each(_RT, _NULL_FOR_STRING, "test_metadata_parser_keeps_already_decoded_nullable_values"),
+    **_each(
+        _RT,
+        "a call to a tool the request does not have: transformers and vLLM read its arguments; ours, given tools=, "
+        "ends such a call with an error and its arguments empty",
+        "test_streaming_unknown_call_is_forwarded",
+    ),
+}
+# The templates vLLM's hf parser reads in its tests that we refuse: their fields and start anchor, and the feature.
+READS_REFUSED = {
+    "['content', 'tool_calls']'<|turn>model\\n'": (
+        "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
+    ),
+    "['content', 'thinking', 'tool_calls']'<assistant>'": (
+        "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
+    ),
+}
+
+NOT_APPLICABLE.update(HF_NOT_APPLICABLE)
+VLLM_CHOICES.update(HF_VLLM_CHOICES)
+STREAM_NEEDS.update(HF_STREAM_NEEDS)
 LISTED = {**NOT_APPLICABLE, **VLLM_CHOICES, **STREAM_NEEDS}
+
+
+def listed_in(test: str, listing: dict[str, str]) -> Optional[str]:
+    """Where ``test`` is listed in ``listing``: its id, or its function's; or None."""
+    for key in (test, test.split("[")[0]):
+        if key in listing:
+            return key
+    return None
 
 
 def listed_as(test: str) -> Optional[str]:
@@ -653,6 +845,31 @@ def listed_as(test: str) -> Optional[str]:
         if key in LISTED:
             return key
     return None
+
+
+def check_ours_in_place(
+    theirs: dict[str, dict[str, Any]], ours: dict[str, dict[str, Any]], files: list[str], format_name: str
+) -> None:
+    """Every test of ``files`` that vLLM's parser passes passes with ours in place, but those listed (each of which
+    still fails with ours); each listing names a test of the files; vLLM's parser passes its own tests here."""
+    mine = {test: entry for test, entry in ours.items() if test.split("::")[0] in files and entry["ours"]}
+    assert len(mine) >= 4, f"our {format_name} parser ran in only {len(mine)} of vLLM's tests: was it put in place?"
+    for test in mine:
+        assert test in theirs, f"{test} ran with ours only"
+    unexpected = {
+        test: entry.get("message", "")[-600:]
+        for test, entry in mine.items()
+        if entry["outcome"] in ("failed", "error") and listed_as(test) is None and theirs[test]["outcome"] == "passed"
+    }
+    assert not unexpected, "\n\n".join(f"{test}:\n{message}" for test, message in unexpected.items())
+    stale = [test for test in mine if listed_as(test) is not None and mine[test]["outcome"] not in ("failed", "error")]
+    assert not stale, f"listed as failing with ours, but they pass now: {stale}"
+    # Each listing names tests that exist (a misspelt one would list nothing, and hide nothing either).
+    here = {listed_as(test) for test in ours if test.split("::")[0] in files}
+    unknown = [key for key in LISTED if key.split("::")[0] in files and key not in here]
+    assert not unknown, f"listed, but vLLM's files have no such test: {unknown}"
+    # vLLM's parsers pass their own tests here (the tokenizer made here serves them): the run is a fair one.
+    assert all(theirs[test]["outcome"] in ("passed", "skipped", "xfailed") for test in mine)
 
 
 def run(parsers: str, files: list[str], report: Path, folder: str = "tests/tool_parsers") -> dict[str, dict[str, Any]]:
@@ -699,14 +916,16 @@ def counts(outcomes: dict[str, dict[str, Any]], files: list[str], ours_only: boo
     )
 
 
-def table(theirs: dict[str, dict[str, Any]], ours: dict[str, dict[str, Any]]) -> str:
+def table(
+    theirs: dict[str, dict[str, Any]], ours: dict[str, dict[str, Any]], groups: Optional[dict[str, list[str]]] = None
+) -> str:
     """Per format: the tests vLLM's parser passes, and those ours passes of the ones that ran ours (markdown)."""
     rows = [
         "| format | vLLM's file | vLLM's parser | ours | ours fails: listed (not applicable, vLLM's choice, stream) |",
         "| --- | --- | --- | --- | --- |",
     ]
-    groups = [(name, files) for group in GROUPS.values() for name, files in group.items()]
-    for format_name, files in groups:
+    pairs = [(name, files) for group in GROUPS.values() for name, files in group.items()]
+    for format_name, files in list(groups.items()) if groups is not None else pairs:
         mine = {test for test, entry in ours.items() if test.split("::")[0] in files and entry["ours"]}
         their_counts = Counter(theirs[test]["outcome"] for test in mine if test in theirs)
         our_counts = Counter(ours[test]["outcome"] for test in mine)

@@ -110,6 +110,7 @@ VLLM_TOOL_ADAPTERS = {
 }
 
 _ran_ours = False
+_reads: Any = None  # the outputs vLLM's hf parser read in the test running, read again by ours
 _outcomes: dict[str, dict[str, Any]] = {}
 
 
@@ -205,6 +206,91 @@ def _composed(ours: Any, format_name: str) -> Any:
     return type(f"StreamingJson{title}Parser", (parser_class,), {"__init__": init, "parse": parse})
 
 
+def _install_ours_hf() -> None:
+    """Ours in place of vLLM's ``hf`` parsers (its ``response_template`` parsers, which
+    tests/parser/test_response_template.py tests): ``streaming_json_hf`` under the name ``hf`` in both registries
+    and in vLLM's module, whose function that turns them into its one template Parser finds none (so
+    ``ParserManager`` composes ours as it composes any other pair, a DelegatingParser, as ``vllm serve
+    --tool-call-parser streaming_json_hf`` does); and, in place of that Parser (``ResponseTemplateParser(tokenizer,
+    tools, *, response_template=None, enable_auto_tools=None, **kwargs)``), the Parser vLLM composes over ours."""
+    import vllm.parser.response_template as module
+    from vllm.parser.parser_manager import ParserManager
+    from vllm.reasoning import ReasoningParserManager
+    from vllm.tool_parsers import ToolParserManager
+
+    from streaming_json.model_output import compile_response_template
+    from streaming_json.model_output import vllm as ours
+
+    tool_parser = _counted(ours.StreamingJsonHfToolParser)
+    reasoning_parser = _counted(ours.StreamingJsonHfReasoningParser)
+    ToolParserManager.tool_parsers["hf"] = tool_parser
+    ToolParserManager.lazy_parsers.pop("hf", None)
+    ReasoningParserManager.reasoning_parsers["hf"] = reasoning_parser
+    ReasoningParserManager.lazy_parsers.pop("hf", None)
+    module.ResponseTemplateToolParser = tool_parser
+    module.ResponseTemplateReasoningParser = reasoning_parser
+    module.response_template_parser_cls = lambda parser_class: None
+
+    def response_template_parser(
+        tokenizer: Any, tools: Any = None, *args: Any, response_template: Any = None, **kwargs: Any
+    ) -> Any:
+        """As served with ``--enable-auto-tool-choice --tool-call-parser streaming_json_hf`` and, where the
+        template has a reasoning field, ``--reasoning-parser streaming_json_hf``: ours reads the template from the
+        tokenizer (the tests' ``response_template=`` is the one their tokenizer carries); ``enable_auto_tools`` is
+        the server's flag, on."""
+        global _ran_ours
+        _ran_ours = True
+        kwargs.pop("enable_auto_tools", None)
+        reasoning = compile_response_template(tokenizer).reasoning_field is not None
+        parser_class = ParserManager.get_parser(
+            tool_parser_name=ours.HF_PARSER_NAME,
+            reasoning_parser_name=ours.HF_PARSER_NAME if reasoning else None,
+            enable_auto_tools=True,
+        )
+        assert parser_class is not None
+        return parser_class(tokenizer, tools, *args, **kwargs)
+
+    module.ResponseTemplateParser = response_template_parser
+
+
+def _install_template_reads() -> None:
+    """Each output vLLM's ``hf`` parser reads to its end with ``ResponseParser`` (its copy of transformers'), with a
+    template we compile, read again by ours at every split (``response_template_reads.py``): what each test's reads
+    gave goes into its report entry (``reads``)."""
+    import vllm.parser.response_template as module
+
+    global _reads
+    reads_module = _load("response_template_reads")
+    _reads = reads_module.Reads()
+    load = module.load_response_template
+    theirs = module.ResponseParser
+
+    def load_response_template(spec: Any) -> Any:
+        template = load(spec)
+        template.streaming_json_source = json.loads(json.dumps(spec))  # the dict it was loaded from
+        return template
+
+    class ResponseParser(theirs):  # type: ignore[misc,valid-type]
+        def __init__(self, template: Any, prefix: Any = None, *args: Any, tools: Any = None, **kwargs: Any) -> None:
+            super().__init__(template, prefix, *args, tools=tools, **kwargs)
+            self._read = (getattr(template, "streaming_json_source", template), prefix, tools, bool(args or kwargs))
+            self._fed: list[str] = []
+
+        def feed(self, text: Any) -> Any:
+            self._fed.append(text)
+            return super().feed(text)
+
+        def finalize(self) -> Any:
+            result = super().finalize()
+            source, prefix, tools, other_arguments = self._read
+            if isinstance(source, dict) and not other_arguments:
+                _reads.check(source, "".join(self._fed), result[0], prefix=prefix, tools=tools)
+            return result
+
+    module.load_response_template = load_response_template
+    module.ResponseParser = ResponseParser
+
+
 def _counted(parser_class: Any) -> Any:
     """``parser_class``, whose making says that the test running ran ours."""
     original_init = parser_class.__init__
@@ -222,12 +308,22 @@ def pytest_configure(config: pytest.Config) -> None:
     _install_tokenizer(Path(config.rootpath))
     if os.environ.get("STREAMING_JSON_VLLM_PARSERS") == "ours":
         _install_ours()
+        _install_ours_hf()
+    else:
+        _install_template_reads()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    global _ran_ours
+    global _ran_ours, _reads
     entry = _outcomes.setdefault(report.nodeid, {"outcome": "passed", "ours": False})
     entry["ours"] = entry["ours"] or _ran_ours
+    if report.when == "teardown" and _reads is not None and (_reads.compared or _reads.refused):
+        entry["reads"] = {
+            "compared": len(_reads.compared),
+            "refused": _reads.refused,
+            "mismatches": [repr(mismatch)[:1500] for mismatch in _reads.mismatches],
+        }
+        _reads = _reads.__class__()
     if report.when == "teardown":
         _ran_ours = False  # (a module's or class's fixture made for this test is not the next one's)
     xfail = hasattr(report, "wasxfail")
