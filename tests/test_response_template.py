@@ -484,3 +484,62 @@ def test_an_opener_that_skips_text_between_the_name_and_a_marker(backend: Module
             # Before the piece holding the arguments' last character, most of them had streamed.
             last_piece = 1 + (len(text) - len(end) - 1) // size
             assert len("".join(chunk for at, chunk in streamed if at < last_piece)) > len(arguments) - size - 2
+
+
+# kv-lines (transformers' response-parsing tests' fixture): KEY: VALUE lines after the opener, each line, key and
+# value stripped, a line without ":" passed over; values strings (or, with Qwen3's value_parser, JSON where they are).
+KV_LINES = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"<tool_call>\s*<function=(?P<name>\w+)>\n",
+            "close": "</tool_call>",
+            "repeats": True,
+            "content": "kv-lines",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close": "<|im_end|>"},
+    },
+}
+
+
+@pytest.mark.parametrize("value_parser", [None, {"name": "json", "args": {"allow_non_json": True}}])
+def test_kv_lines_stream_each_value(backend: ModuleType, value_parser: Any) -> None:
+    template = json.loads(json.dumps(KV_LINES))
+    if value_parser is not None:
+        template["fields"]["tool_calls"]["content_args"] = {"value_parser": value_parser}
+    format = ToolCallFormat.from_response_template(template)
+    assert format.parameters is not None and format.parameters.lines
+    long_text = "a: b " * 60
+    text = (
+        "Setting it.\n<tool_call>\n<function=set_alarm>\n  hour : 7\nno separator here\n\n"
+        f"label: {long_text}\nenabled: true\n</function>\n</tool_call>\n<tool_call>\n<function=get_time>\n"
+        "</tool_call><|im_end|>"
+    )
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "parameters": {"type": "object", "properties": {"hour": {"type": "integer"}}},
+            },
+        }
+        for name in ("set_alarm", "get_time")
+    ]
+    for use_tools in (None, tools):
+        expected = chat_parsing.parse_response(text, template, prefix="", tools=use_tools)
+        assert expected["tool_calls"][0]["function"]["arguments"]["label"] == long_text.strip()
+        for size in (1, 7, 31):
+            pieces = [text[at : at + size] for at in range(0, len(text), size)]
+            message, batches = read_message(backend, template, pieces, tools=use_tools)
+            assert message == expected
+            # The label's text streamed before its line (and so the call) ended.
+            line_end = text.index("\nenabled")
+            before = "".join(
+                event.get("arguments", "")
+                for piece_at, batch in zip(range(0, len(text), size), batches[1:])
+                if piece_at + size <= line_end
+                for event in batch
+            )
+            assert "a: b a: b a: b" in before
