@@ -543,3 +543,43 @@ def test_kv_lines_stream_each_value(backend: ModuleType, value_parser: Any) -> N
                 for event in batch
             )
             assert "a: b a: b a: b" in before
+
+
+@examples(100)
+@given(
+    st.sampled_from(["qwen3", "kv-lines"]),
+    st.lists(
+        st.text(st.sampled_from([" ", "\n", "a", "t", "r", "u", "e", '"', "1", "-", ".", "[", "]", "{", "}", ":"])),
+        min_size=1,
+        max_size=3,
+    ),
+    st.integers(0, 10**6),
+)
+def test_json_or_text_and_line_values_stream_alike_on_the_fast_and_general_paths(
+    backend: ModuleType, shape: str, values: list[str], seed: int
+) -> None:
+    """Values that are JSON where their text is (Qwen3's), and values of kv-lines: the relay's fast path gives the
+    general path's events, and both give transformers' arguments."""
+    if shape == "qwen3":
+        spec = QWEN3
+        body = "".join(f"<parameter=p{at}>\n{value}\n</parameter>\n" for at, value in enumerate(values))
+        text = f"Hi.\n<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"
+    else:
+        spec = json.loads(json.dumps(KV_LINES))
+        spec["fields"]["tool_calls"]["content_args"] = {
+            "value_parser": {"name": "json", "args": {"allow_non_json": True}}
+        }
+        lines = [value.replace("\n", " ") for value in values]
+        body = "".join(f"p{at}: {line}\n" for at, line in enumerate(lines))
+        text = f"Hi.\n<tool_call>\n<function=f>\n{body}</tool_call>"
+    format = ToolCallFormat.from_response_template(spec)
+    rng = random.Random(seed)
+    pieces = cut(text, rng) if seed % 2 else list(text)
+    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
+    general_events = [general._feed_general(piece) for piece in pieces] + [general.finish()]
+    assert fast_events == general_events
+    ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
+    expected = chat_parsing.parse_response(text, spec, prefix="")
+    assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]
