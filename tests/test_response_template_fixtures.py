@@ -35,12 +35,6 @@ FIXTURE_FILES = ("test_chat_parsing.py",)
 _NO_CALLS = "response_template has no tool-call field: there is nothing for the engine to stream"
 REFUSED = {
     "test_chat_parsing.py": {
-        "_KV_LINES_TOOLS_TEMPLATE": "tool_calls: the content parser 'kv-lines'",
-        "cohere_template": "tool_calls: a structured field without 'repeats' (one value, not a list of calls)",
-        "gpt_oss_template": (
-            "tool_calls: open_pattern '<\\\\|channel\\\\|>commentary to=functions\\\\.(?P<name>\\\\w+).*?"
-            "<\\\\|message\\\\|>': regex beyond literals, \\s* and named groups"
-        ),
         "inkling_template": (
             "tool_calls: open_pattern '(?:<\\\\|message_model\\\\|>)?[^<]*<\\\\|content_invoke_tool_json\\\\|>': "
             "regex beyond literals, \\s* and named groups"
@@ -58,12 +52,9 @@ REFUSED = {
         "test_non_tool_call_regions_are_untouched": (
             "citation: a structured field without 'repeats' (one value, not a list of calls)"
         ),
-        "test_transform_dotted_paths": (
-            "tool_calls: json content with transform {'type': 'function', 'function': "
-            "{'name': '{content.name}', 'arguments': '{content.args}'}}, content_args {}"
-        ),
         "test_transform_dotted_paths_with_transform_each": (
-            "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
+            "tool_calls: 'transform_each' with the transform {'type': 'function', 'function': "
+            "{'name': '{fn.name}', 'arguments': '{fn.args}'}}"
         ),
     }
 }
