@@ -512,3 +512,102 @@ def test_every_event_is_the_callers_own_and_a_finalized_parser_refuses_more(back
             parser.feed("more")
         with pytest.raises(TypeError):
             ResponseParser(FALLBACKS[template], prefix="").feed(b"bytes")  # type: ignore[arg-type]
+
+
+# kv-lines (transformers' response-parsing tests' fixture): KEY: VALUE lines after the opener, each line, key and
+# value stripped, a line without ":" passed over; values strings (or, with Qwen3's value_parser, JSON where they are).
+KV_LINES = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"<tool_call>\s*<function=(?P<name>\w+)>\n",
+            "close": "</tool_call>",
+            "repeats": True,
+            "content": "kv-lines",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close": "<|im_end|>"},
+    },
+}
+
+
+@pytest.mark.parametrize("value_parser", [None, {"name": "json", "args": {"allow_non_json": True}}])
+def test_kv_lines_stream_each_value(backend: ModuleType, value_parser: Any) -> None:
+    template = json.loads(json.dumps(KV_LINES))
+    if value_parser is not None:
+        template["fields"]["tool_calls"]["content_args"] = {"value_parser": value_parser}
+    format = ToolCallFormat.from_response_template(template)
+    assert format.parameters is not None and format.parameters.lines
+    long_text = "a: b " * 60
+    text = (
+        "Setting it.\n<tool_call>\n<function=set_alarm>\n  hour : 7\nno separator here\n\n"
+        f"label: {long_text}\nenabled: true\n</function>\n</tool_call>\n<tool_call>\n<function=get_time>\n"
+        "</tool_call><|im_end|>"
+    )
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "parameters": {"type": "object", "properties": {"hour": {"type": "integer"}}},
+            },
+        }
+        for name in ("set_alarm", "get_time")
+    ]
+    for use_tools in (None, tools):
+        expected = chat_parsing.parse_response(text, template, prefix="", tools=use_tools)
+        assert expected["tool_calls"][0]["function"]["arguments"]["label"] == long_text.strip()
+        for size in (1, 7, 31):
+            pieces = [text[at : at + size] for at in range(0, len(text), size)]
+            message, batches = read_message(backend, template, pieces, tools=use_tools)
+            assert message == expected
+            # The label's text streamed before its line (and so the call) ended.
+            line_end = text.index("\nenabled")
+            before = "".join(
+                event.get("arguments", "")
+                for piece_at, batch in zip(range(0, len(text), size), batches[1:])
+                if piece_at + size <= line_end
+                for event in batch
+            )
+            assert "a: b a: b a: b" in before
+
+
+@examples(100)
+@given(
+    st.sampled_from(["qwen3", "kv-lines"]),
+    st.lists(
+        st.text(st.sampled_from([" ", "\n", "a", "t", "r", "u", "e", '"', "1", "-", ".", "[", "]", "{", "}", ":"])),
+        min_size=1,
+        max_size=3,
+    ),
+    st.integers(0, 10**6),
+)
+def test_json_or_text_and_line_values_stream_alike_on_the_fast_and_general_paths(
+    backend: ModuleType, shape: str, values: list[str], seed: int
+) -> None:
+    """Values that are JSON where their text is (Qwen3's), and values of kv-lines: the relay's fast path gives the
+    general path's events, and both give transformers' arguments."""
+    if shape == "qwen3":
+        spec = QWEN3
+        body = "".join(f"<parameter=p{at}>\n{value}\n</parameter>\n" for at, value in enumerate(values))
+        text = f"Hi.\n<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"
+    else:
+        spec = json.loads(json.dumps(KV_LINES))
+        spec["fields"]["tool_calls"]["content_args"] = {
+            "value_parser": {"name": "json", "args": {"allow_non_json": True}}
+        }
+        lines = [value.replace("\n", " ") for value in values]
+        body = "".join(f"p{at}: {line}\n" for at, line in enumerate(lines))
+        text = f"Hi.\n<tool_call>\n<function=f>\n{body}</tool_call>"
+    format = ToolCallFormat.from_response_template(spec)
+    rng = random.Random(seed)
+    pieces = cut(text, rng) if seed % 2 else list(text)
+    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
+    general_events = [general._feed_general(piece) for piece in pieces] + [general.finish()]
+    assert fast_events == general_events
+    ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
+    expected = chat_parsing.parse_response(text, spec, prefix="")
+    assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]

@@ -34,7 +34,6 @@ FIXTURE_FILES = ("test_chat_parsing.py",)
 # that a test checks the refusal of): those the list leaves out, as transformers' parse never returns.
 REFUSED = {
     "test_chat_parsing.py": {
-        "_KV_LINES_TOOLS_TEMPLATE": "tool_calls: the content parser 'kv-lines' (parameters begun by no marker)",
         "cohere_template": "content: a text field other than the content and the reasoning",
         "ernie_template": "thinking: open_pattern '(?:^|<think>\\\\s*)': a group of other than literals",
         "gpt_oss_template": "content: a text field other than the content and the reasoning",

@@ -23,6 +23,9 @@ and a ``close`` anchor (a literal, a list of literals, or a regex), its body rea
     Text between the tags is passed over (xml-inline reads the tags alone). Its ``value_parser`` ``json`` with
     ``allow_non_json``: each value JSON where its text is, else its text (Qwen3).
 
+  - ``kv-lines``, the name in the opener and a literal after it, with that transform: ``KEY: VALUE`` lines
+    (``"parameters"`` payload of lines: a line's first character begins its key, a line without the separator is
+    passed over);
   - ``json`` transformed to ``{"type": "function", "function": {"name": "{content.K}", "arguments":
     "{content.K}"}}``: call objects whose name and arguments are under those keys (``"call"`` payload);
   - ``json``, the name in the opener followed by ``.*?`` and a literal, that transform: the arguments' JSON after a
@@ -455,8 +458,18 @@ def _compile_calls(
             parameters.update(json_or_text=True, strip=True)
         data.update(payload="parameters", header_end=after[0][1], parameters=parameters)
         return data
-    if content == "kv-lines":  # KEY: VALUE lines: a parameter begun by no marker, a line without ":" passed over
-        raise _refuse(field, "the content parser 'kv-lines' (parameters begun by no marker)")
+    if content == "kv-lines":  # KEY: VALUE lines, each line, key and value stripped, a line without ":" passed over
+        unknown = set(args) - {"line_sep", "kv_sep", "value_parser", "strip"}
+        value_parser = args.get("value_parser")
+        if unknown or args.get("strip", True) is not True or value_parser not in (None, _JSON_OR_TEXT_PARSER):
+            raise _refuse(field, f"kv-lines with content_args {args!r}")
+        if not after:
+            raise _refuse(field, "kv-lines with no marker after the name")
+        line_sep, kv_sep = args.get("line_sep", "\n"), args.get("kv_sep", ":")
+        parameters = {"begin": line_sep, "header_end": kv_sep, "end": line_sep, "lines": True, "strip": True}
+        parameters.update(next_parameter_ends_value=False, json_or_text=value_parser is not None)
+        data.update(payload="parameters", header_end=after[0][1], parameters=parameters)
+        return data
     raise _refuse(field, f"the content parser {content!r}")
 
 
