@@ -373,3 +373,241 @@ def test_qwen3_values_are_json_where_they_parse_and_strings_stream(backend: Modu
     deltas = "".join(event.text for event in events if isinstance(event, ArgumentsDelta))
     assert json.loads(deltas) == expected["tool_calls"][0]["function"]["arguments"]
     assert '"places": [{"city": "Paris"}, 1.50]' in deltas
+
+
+def _call_list_template(content: str, name_key: str, arguments_key: str, open_: str, close: str) -> dict[str, Any]:
+    """A field holding a list of calls, each transformed (``transform_each``): the pythonic list, or Cohere's JSON."""
+    function = {"name": "{" + name_key + "}", "arguments": "{" + arguments_key + "}"}
+    return {
+        "defaults": {"role": "assistant"},
+        "start_anchor": "<|im_start|>assistant\n",
+        "fields": {
+            "thinking": {"open": "<think>", "close": "</think>", "content": "text"},
+            "tool_calls": {
+                "open": open_,
+                "close": close,
+                "content": content,
+                "transform_each": True,
+                "transform": {"type": "function", "function": function},
+            },
+            "content": {"close": "<|im_end|>"},
+        },
+    }
+
+
+PYTHON_CALL_LIST = _call_list_template("python-call-list", "name", "arguments", "<tool_calls>", "</tool_calls>")
+COHERE_CALL_LIST = _call_list_template("json", "tool_name", "parameters", "<|START_ACTION|>", "<|END_ACTION|>")
+
+
+@pytest.mark.parametrize("template", [PYTHON_CALL_LIST, COHERE_CALL_LIST], ids=["python-call-list", "cohere"])
+def test_a_list_of_calls_streams_each_calls_arguments(backend: ModuleType, template: dict[str, Any]) -> None:
+    long_text = "line one\\n" * 40
+    field = template["fields"]["tool_calls"]
+    if field["content"] == "python-call-list":
+        calls = f'[write(path="a.txt", text="{long_text}", lines=[1, 2.5], mode=None), get_time()]'
+        say = "Hi <b>there</b>, [x] (y)."
+    else:
+        first = f'{{"tool_call_id": "0", "tool_name": "write", "parameters": {{"text": "{long_text}", "n": [1]}}}}'
+        calls = f'[\n  {first},\n  {{"tool_call_id": "1", "tool_name": "get_time", "parameters": {{}}}}\n]'
+        say = "Hi {there}."
+    text = f"<think>Two calls.</think>{say}\n{field['open']}{calls}{field['close']}<|im_end|>"
+    tools = [{"type": "function", "function": {"name": "write", "parameters": {"type": "object", "properties": {}}}}]
+    for use_tools in (None, tools + [{"type": "function", "function": {"name": "get_time"}}]):
+        expected = chat_parsing.parse_response(text, template, prefix="", tools=use_tools)
+        assert [call["function"]["name"] for call in expected["tool_calls"]] == ["write", "get_time"]
+        for size in (1, 5, 29):
+            pieces = [text[at : at + size] for at in range(0, len(text), size)]
+            message, batches = read_message(backend, template, pieces, tools=use_tools)
+            assert message == expected
+            # The first call's arguments stream before the piece that closes it.
+            closed_in = next(
+                at
+                for at, batch in enumerate(batches)
+                for event in batch
+                if event["type"] == "region_close" and event.get("index") == 0
+            )
+            before = "".join(
+                event["arguments"]
+                for batch in batches[:closed_in]
+                for event in batch
+                if event["type"] == "region_chunk" and event.get("index") == 0
+            )
+            assert "line one\\nline one\\n" in before
+    format = ToolCallFormat.from_response_template(template)
+    assert format.section_begin == (field["open"],) and format.section_end == (field["close"],)
+
+
+# gpt-oss's tool-call field as transformers' response-parsing tests write it: the name, then any text (.*?) up to
+# <|message|>, then the arguments' JSON (their template's content field aside: the answer here is the text outside).
+GPT_OSS_CALLS = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|start|>assistant",
+    "fields": {
+        "thinking": {"open": "<|channel|>analysis<|message|>", "close": "<|end|>", "content": "text"},
+        "content": {"close": "<|return|>"},
+        "tool_calls": {
+            "open_pattern": r"<\|channel\|>commentary to=functions\.(?P<name>\w+).*?<\|message\|>",
+            "close": "<|call|>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+    },
+}
+
+
+def test_an_opener_that_skips_text_between_the_name_and_a_marker(backend: ModuleType) -> None:
+    format = ToolCallFormat.from_response_template(GPT_OSS_CALLS)
+    assert (format.payload, format.call_begin, format.header_end) == (
+        "arguments",
+        "<|channel|>commentary to=functions.",
+        "<|message|>",
+    )
+    arguments = json.dumps({"location": "San Francisco, CA", "note": "sunny " * 40})
+    for end in ("<|call|>", ""):  # the call's end marker, or the output's end
+        text = (
+            "<|channel|>analysis<|message|>We will call.<|end|>"
+            f"<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{arguments}{end}"
+        )
+        expected = chat_parsing.parse_response(text, GPT_OSS_CALLS, prefix="")
+        assert expected["tool_calls"][0]["function"]["name"] == "get_weather"
+        for size in (1, 6, 31):
+            pieces = [text[at : at + size] for at in range(0, len(text), size)]
+            message, batches = read_message(backend, GPT_OSS_CALLS, pieces)
+            assert message == expected
+            streamed = [
+                (at, event["arguments"])
+                for at, batch in enumerate(batches)
+                for event in batch
+                if event["type"] == "region_chunk" and event.get("index") == 0
+            ]
+            # Before the piece holding the arguments' last character, most of them had streamed.
+            last_piece = 1 + (len(text) - len(end) - 1) // size
+            assert len("".join(chunk for at, chunk in streamed if at < last_piece)) > len(arguments) - size - 2
+
+
+def test_every_event_is_the_callers_own_and_a_finalized_parser_refuses_more(backend: ModuleType) -> None:
+    """Events kept or edited by the caller stay as they were given: each piece's argument event is a fresh dict, so
+    the kept chunks of a call still join to its arguments; after ``finalize()``, ``feed`` raises as transformers'
+    does, and text is the only thing it takes."""
+    arguments = {"path": "src/app.py", "content": "\n".join(["def f():", "    return 1"] * 20)}
+    name = "write"
+    for template in ("qwen2", "qwen3_5"):
+        text = "I'll write it.\n" + write_call(template, name, json.dumps(arguments)) + END_OF_TURN[template]
+        parser = ResponseParser(FALLBACKS[template], prefix="", parser_class=backend.StreamingJsonParser)
+        kept = []
+        for at in range(len(text)):
+            for event in parser.feed(text[at]):
+                kept.append(event)
+                if event["type"] == "region_chunk" and "arguments" in event:
+                    event["note"] = at  # the caller's own mark
+        message, _ = parser.finalize()
+        chunks = [event for event in kept if event["type"] == "region_chunk" and "arguments" in event]
+        assert len(chunks) > len(arguments["content"]) / 2  # the arguments streamed a piece at a time
+        assert len({id(event) for event in chunks}) == len(chunks)
+        assert json.loads("".join(event["arguments"] for event in chunks)) == arguments
+        assert all(event["text"] == event["arguments"] and event["name"] == name for event in chunks)
+        assert message["tool_calls"] == [{"type": "function", "function": {"name": name, "arguments": arguments}}]
+        with pytest.raises(RuntimeError):
+            parser.feed("more")
+        with pytest.raises(TypeError):
+            ResponseParser(FALLBACKS[template], prefix="").feed(b"bytes")  # type: ignore[arg-type]
+
+
+# kv-lines (transformers' response-parsing tests' fixture): KEY: VALUE lines after the opener, each line, key and
+# value stripped, a line without ":" passed over; values strings (or, with Qwen3's value_parser, JSON where they are).
+KV_LINES = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|im_start|>assistant\n",
+    "fields": {
+        "tool_calls": {
+            "open_pattern": r"<tool_call>\s*<function=(?P<name>\w+)>\n",
+            "close": "</tool_call>",
+            "repeats": True,
+            "content": "kv-lines",
+            "transform": {"type": "function", "function": {"name": "{name}", "arguments": "{content}"}},
+        },
+        "content": {"close": "<|im_end|>"},
+    },
+}
+
+
+@pytest.mark.parametrize("value_parser", [None, {"name": "json", "args": {"allow_non_json": True}}])
+def test_kv_lines_stream_each_value(backend: ModuleType, value_parser: Any) -> None:
+    template = json.loads(json.dumps(KV_LINES))
+    if value_parser is not None:
+        template["fields"]["tool_calls"]["content_args"] = {"value_parser": value_parser}
+    format = ToolCallFormat.from_response_template(template)
+    assert format.parameters is not None and format.parameters.lines
+    long_text = "a: b " * 60
+    text = (
+        "Setting it.\n<tool_call>\n<function=set_alarm>\n  hour : 7\nno separator here\n\n"
+        f"label: {long_text}\nenabled: true\n</function>\n</tool_call>\n<tool_call>\n<function=get_time>\n"
+        "</tool_call><|im_end|>"
+    )
+    tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": name,
+                "parameters": {"type": "object", "properties": {"hour": {"type": "integer"}}},
+            },
+        }
+        for name in ("set_alarm", "get_time")
+    ]
+    for use_tools in (None, tools):
+        expected = chat_parsing.parse_response(text, template, prefix="", tools=use_tools)
+        assert expected["tool_calls"][0]["function"]["arguments"]["label"] == long_text.strip()
+        for size in (1, 7, 31):
+            pieces = [text[at : at + size] for at in range(0, len(text), size)]
+            message, batches = read_message(backend, template, pieces, tools=use_tools)
+            assert message == expected
+            # The label's text streamed before its line (and so the call) ended.
+            line_end = text.index("\nenabled")
+            before = "".join(
+                event.get("arguments", "")
+                for piece_at, batch in zip(range(0, len(text), size), batches[1:])
+                if piece_at + size <= line_end
+                for event in batch
+            )
+            assert "a: b a: b a: b" in before
+
+
+@examples(100)
+@given(
+    st.sampled_from(["qwen3", "kv-lines"]),
+    st.lists(
+        st.text(st.sampled_from([" ", "\n", "a", "t", "r", "u", "e", '"', "1", "-", ".", "[", "]", "{", "}", ":"])),
+        min_size=1,
+        max_size=3,
+    ),
+    st.integers(0, 10**6),
+)
+def test_json_or_text_and_line_values_stream_alike_on_the_fast_and_general_paths(
+    backend: ModuleType, shape: str, values: list[str], seed: int
+) -> None:
+    """Values that are JSON where their text is (Qwen3's), and values of kv-lines: the relay's fast path gives the
+    general path's events, and both give transformers' arguments."""
+    if shape == "qwen3":
+        spec = QWEN3
+        body = "".join(f"<parameter=p{at}>\n{value}\n</parameter>\n" for at, value in enumerate(values))
+        text = f"Hi.\n<tool_call>\n<function=f>\n{body}</function>\n</tool_call>"
+    else:
+        spec = json.loads(json.dumps(KV_LINES))
+        spec["fields"]["tool_calls"]["content_args"] = {
+            "value_parser": {"name": "json", "args": {"allow_non_json": True}}
+        }
+        lines = [value.replace("\n", " ") for value in values]
+        body = "".join(f"p{at}: {line}\n" for at, line in enumerate(lines))
+        text = f"Hi.\n<tool_call>\n<function=f>\n{body}</tool_call>"
+    format = ToolCallFormat.from_response_template(spec)
+    rng = random.Random(seed)
+    pieces = cut(text, rng) if seed % 2 else list(text)
+    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
+    general_events = [general._feed_general(piece) for piece in pieces] + [general.finish()]
+    assert fast_events == general_events
+    ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
+    expected = chat_parsing.parse_response(text, spec, prefix="")
+    assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]

@@ -34,7 +34,6 @@ FIXTURE_FILES = ("test_chat_parsing.py",)
 # that a test checks the refusal of): those the list leaves out, as transformers' parse never returns.
 REFUSED = {
     "test_chat_parsing.py": {
-        "_KV_LINES_TOOLS_TEMPLATE": "tool_calls: the content parser 'kv-lines'",
         "cohere_template": "content: a text field other than the content and the reasoning",
         "ernie_template": "thinking: open_pattern '(?:^|<think>\\\\s*)': a group of other than literals",
         "gpt_oss_template": "content: a text field other than the content and the reasoning",
@@ -54,12 +53,9 @@ REFUSED = {
         "test_non_tool_call_regions_are_untouched": (
             "citation: a structured field without 'repeats' (one value, not a list of calls)"
         ),
-        "test_transform_dotted_paths": (
-            "tool_calls: json content with transform {'type': 'function', 'function': "
-            "{'name': '{content.name}', 'arguments': '{content.args}'}}, content_args {}"
-        ),
         "test_transform_dotted_paths_with_transform_each": (
-            "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
+            "tool_calls: 'transform_each' with the transform {'type': 'function', 'function': "
+            "{'name': '{fn.name}', 'arguments': '{fn.args}'}}"
         ),
     }
 }

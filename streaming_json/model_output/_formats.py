@@ -76,6 +76,10 @@ class ParameterSyntax:
     ``value_parser`` ``json`` with ``allow_non_json``: transformers' Qwen3 template). A value whose first character
     that is not blank cannot begin JSON (or that leaves ``true``, ``false``, ``null``) streams as a string from there;
     one that may still be JSON is held until it ends. The tool's schema does not retype it (see the docs)."""
+    lines: bool = False
+    """Whether each parameter is a line, ``KEY<header_end>VALUE<end>`` (``end`` the line separator, ``begin`` the
+    same), begun by no marker: the first character between parameters that is not blank begins a parameter's header,
+    and a line without ``header_end`` is passed over (a ``response_template``'s ``kv-lines``)."""
     text_between_ignored: bool = False
     """Whether text between parameters that is no parameter is passed over (a ``response_template``'s ``xml-inline``,
     which reads its tags and nothing else: the ``</function>`` of transformers' Qwen3 template, whose call ends at
@@ -259,9 +263,11 @@ class ToolCallFormat:
         feature the engine cannot stream (``compile_response_template`` gives the rest the template says: the message's
         fields, its ``start_anchor``)."""
         fields = dict(compile_response_template(template, name).format_fields)
+        if fields.get("literal") == "python":  # the pythonic formats' literal and names
+            fields.update(literal=_PYTHON_LITERAL, name_chars=_PYTHON_NAME_CHARS)
         if fields.get("parameters") is not None:
             fields["parameters"] = ParameterSyntax(**fields["parameters"])
-        if fields.get("literal") is not None:
+        if isinstance(fields.get("literal"), dict):
             fields["literal"] = LiteralSyntax(**fields["literal"])
         return cls(**fields)
 

@@ -23,6 +23,17 @@ and a ``close`` anchor (a literal, a list of literals, or a regex), its body rea
     Text between the tags is passed over (xml-inline reads the tags alone). Its ``value_parser`` ``json`` with
     ``allow_non_json``: each value JSON where its text is, else its text (Qwen3).
 
+  - ``kv-lines``, the name in the opener and a literal after it, with that transform: ``KEY: VALUE`` lines
+    (``"parameters"`` payload of lines: a line's first character begins its key, a line without the separator is
+    passed over);
+  - ``json`` transformed to ``{"type": "function", "function": {"name": "{content.K}", "arguments":
+    "{content.K}"}}``: call objects whose name and arguments are under those keys (``"call"`` payload);
+  - ``json``, the name in the opener followed by ``.*?`` and a literal, that transform: the arguments' JSON after a
+    header (``"arguments"`` payload: gpt-oss's ``to=functions.NAME ... <|message|>``).
+
+  A field of ``transform_each`` (a list of calls, between literals): ``json`` call objects whose name and
+  arguments the transform names (Cohere), or ``python-call-list`` (the pythonic literal), as a section of calls.
+
   An opener of two literals around blanks, then the name, with a closer of one (Qwen3's
   ``<tool_call>\\s*<function=(?P<name>\\w+)>`` ... ``</tool_call>``): the first literal opens the call, and the rest
   is the call's header (one call a region, as transformers reads it); with a closer of two (Qwen 3.5's
@@ -63,7 +74,8 @@ class ResponseTemplate:
     message it describes needs (see :class:`ResponseParser`)."""
 
     format_fields: dict[str, Any]
-    """The format's fields (a ``"parameters"`` or ``"literal"`` entry: its syntax's fields)."""
+    """The format's fields (a ``"parameters"`` or ``"literal"`` entry: its syntax's fields; ``"python"``: the
+    pythonic formats' literal and names)."""
     template: dict[str, Any]
     """The template as given."""
     defaults: dict[str, Any]
@@ -136,7 +148,7 @@ def read_response_template(source: Any) -> dict[str, Any]:
 
 # --- Anchors: literals, blanks and named groups -------------------------------------------------------------------
 
-_LITERAL, _BLANKS, _GROUP, _CHOICE = "literal", "blanks", "group", "choice"
+_LITERAL, _BLANKS, _GROUP, _CHOICE, _SKIP = "literal", "blanks", "group", "choice", "skip"
 
 
 def _refuse(field: str, feature: str) -> ValueError:
@@ -145,7 +157,8 @@ def _refuse(field: str, feature: str) -> ValueError:
 
 def _anchor(field: str, spec: dict[str, Any], literal_key: str, pattern_key: str) -> Optional[list[tuple[str, Any]]]:
     """An anchor as parts: (literal, text), (blanks, None) for ``\\s*``, (group, (name, pattern)) for a named group,
-    (choice, literals) for an alternation of literals. None where the field has no such anchor."""
+    (choice, literals) for an alternation of literals, (skip, None) for ``.*?`` (any text up to what follows). None
+    where the field has no such anchor."""
     if literal_key in spec:
         raw = spec[literal_key]
         literals = [raw] if isinstance(raw, str) else list(raw)
@@ -173,6 +186,10 @@ def _anchor(field: str, spec: dict[str, Any], literal_key: str, pattern_key: str
         if pattern.startswith("\\s*", position):
             flush()
             parts.append((_BLANKS, None))
+            position += 3
+        elif pattern.startswith(".*?", position):
+            flush()
+            parts.append((_SKIP, None))
             position += 3
         elif pattern.startswith("(?P<", position) or pattern.startswith("(?:", position):
             flush()
@@ -303,8 +320,8 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
                 leading, parts = _literals(closer)
                 blanks_before_close = not leading
                 for kind, value in parts:
-                    if kind == _GROUP:
-                        raise _refuse(field, "a named group in the content's closer")
+                    if kind in (_GROUP, _SKIP):
+                        raise _refuse(field, "a named group or .*? in the content's closer")
                     content_closers += (value,) if kind == _LITERAL else value
             continue
         if content == "text" and not spec.get("repeats") and "transform" not in spec:
@@ -317,10 +334,11 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
             continue
         if calls_field is not None:
             raise _refuse(field, "a second structured field")
-        if not spec.get("repeats"):
-            raise _refuse(field, "a structured field without 'repeats' (one value, not a list of calls)")
         if spec.get("transform_each"):
-            raise _refuse(field, "'transform_each'")
+            if spec.get("repeats"):
+                raise _refuse(field, "'transform_each' with 'repeats' (a list of lists of calls)")
+        elif not spec.get("repeats"):
+            raise _refuse(field, "a structured field without 'repeats' (one value, not a list of calls)")
         if closer is None:
             raise _refuse(field, "a tool-call field without a closer")
         calls_field = field
@@ -362,11 +380,17 @@ def _compile_calls(
     if any(kind == _CHOICE for kind, _ in opens):
         raise _refuse(field, "an opener with a choice of literals")
     data: dict[str, Any] = {"leading_blanks": leading, "whole_object": False}
+    if spec.get("transform_each"):
+        return _compile_call_list(field, content, transform, args, opens, closes, data)
     if content == "json" and not named:
-        if transform != _CALL_TRANSFORM or args or len(opens) != 1 or len(closes) != 1:
+        keys = _call_keys(transform, "content.")
+        if (transform != _CALL_TRANSFORM and keys is None) or args or len(opens) != 1 or len(closes) != 1:
             raise _refuse(field, f"json content with transform {transform!r}, content_args {args!r}")
         data.update(payload="call", call_begin=opens[0][1], call_end=closes[0][1], arguments_keys=("arguments",))
-        data["whole_object"] = True
+        if keys is None:
+            data["whole_object"] = True
+        else:  # {content.KEY}: the name and the arguments under keys of the JSON object
+            data.update(name_keys=(keys[0],), arguments_keys=(keys[1],))
         return data
     if transform != _NAMED_CALL_TRANSFORM:
         raise _refuse(field, f"the transform {transform!r}")
@@ -374,22 +398,31 @@ def _compile_calls(
         raise _refuse(field, "an opener that is not literals around one named group 'name'")
     group_at = opens.index(named[0])
     before, after = opens[:group_at], opens[group_at + 1 :]
+    skip = after[:1] == [(_SKIP, None)]  # .*? after the name: the header's text up to the marker after it
+    if skip:
+        after = after[1:]
+    if any(kind == _SKIP for kind, _ in before + after) or (skip and not after):
+        raise _refuse(field, "an opener's .*? other than between the name and a literal")
     if len(after) > 1:
         raise _refuse(field, "an opener of more than one literal after the name")
+    name_then = r".*?" if skip else r"\s*"
     if len(before) == 2 and len(closes) == 2:  # a section marker, then each call's marker; their closers
-        header = re.compile(r"(?P<name>" + named[0][1][1] + r")\s*", re.DOTALL)
+        header = re.compile(r"(?P<name>" + named[0][1][1] + ")" + name_then, re.DOTALL)
         data.update(section_begin=(before[0][1],), section_end=(closes[1][1],), call_begin=before[1][1])
     elif len(closes) != 1:
         raise _refuse(field, "an opener of one marker with a closer of two")
     elif len(before) == 1:
-        header = re.compile(r"(?P<name>" + named[0][1][1] + r")\s*", re.DOTALL)
+        header = re.compile(r"(?P<name>" + named[0][1][1] + ")" + name_then, re.DOTALL)
         data.update(call_begin=before[0][1])
     else:  # the first marker opens the call; the rest, blanks between, and the name are its header
         first = next(at for at, part in enumerate(opener) if part[0] == _LITERAL)
         parts = opener[first + 1 : opener.index(named[0]) + 1]
-        header = re.compile("".join(_as_regex(part) for part in parts), re.DOTALL)
+        header = re.compile("".join(_as_regex(part) for part in parts) + (".*?" if skip else ""), re.DOTALL)
         data.update(call_begin=before[0][1])
     data.update(call_end=closes[0][1], header=header)
+    if content == "json" and not args and after:  # the arguments' JSON after the header (gpt-oss's <|message|>)
+        data.update(payload="arguments", header_end=after[0][1])
+        return data
     if content == "json":
         unknown = set(args) - {"unquoted_keys", "string_delims"}
         delims = args.get("string_delims") or []
@@ -425,7 +458,65 @@ def _compile_calls(
             parameters.update(json_or_text=True, strip=True)
         data.update(payload="parameters", header_end=after[0][1], parameters=parameters)
         return data
+    if content == "kv-lines":  # KEY: VALUE lines, each line, key and value stripped, a line without ":" passed over
+        unknown = set(args) - {"line_sep", "kv_sep", "value_parser", "strip"}
+        value_parser = args.get("value_parser")
+        if unknown or args.get("strip", True) is not True or value_parser not in (None, _JSON_OR_TEXT_PARSER):
+            raise _refuse(field, f"kv-lines with content_args {args!r}")
+        if not after:
+            raise _refuse(field, "kv-lines with no marker after the name")
+        line_sep, kv_sep = args.get("line_sep", "\n"), args.get("kv_sep", ":")
+        parameters = {"begin": line_sep, "header_end": kv_sep, "end": line_sep, "lines": True, "strip": True}
+        parameters.update(next_parameter_ends_value=False, json_or_text=value_parser is not None)
+        data.update(payload="parameters", header_end=after[0][1], parameters=parameters)
+        return data
     raise _refuse(field, f"the content parser {content!r}")
+
+
+def _compile_call_list(
+    field: str,
+    content: str,
+    transform: Any,
+    args: dict[str, Any],
+    opens: list[tuple[str, Any]],
+    closes: list[tuple[str, Any]],
+    data: dict[str, Any],
+) -> dict[str, Any]:
+    """A field whose content is a list of calls, each transformed (``transform_each``): a section of calls between
+    the field's literals, read by the engine's ``"call"`` payload (a JSON array of call objects, the transform naming
+    their keys: Cohere's ``tool_name`` and ``parameters``) or its pythonic literal (``python-call-list``)."""
+    if len(opens) != 1 or opens[0][0] != _LITERAL or len(closes) != 1:
+        raise _refuse(field, "'transform_each' between other than one literal opener and one literal closer")
+    keys = _call_keys(transform, "")
+    if keys is None:
+        raise _refuse(field, f"'transform_each' with the transform {transform!r}")
+    data.update(section_begin=(opens[0][1],), section_end=(closes[0][1],))
+    if content == "json" and not args:
+        data.update(payload="call", name_keys=(keys[0],), arguments_keys=(keys[1],))
+        return data
+    if content == "python-call-list" and not args and keys == ["name", "arguments"]:
+        # The pythonic literal: name(key=value, ...) calls joined by commas, between [ and ] (passed over as the
+        # commas are: the engine reads the calls, not the list's brackets).
+        data.update(payload="literal", literal="python", name_chars="python", separators=",[]", header_end="(")
+        data["header"] = re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL)
+        return data
+    raise _refuse(field, f"'transform_each' over the content parser {content!r} with content_args {args!r}")
+
+
+def _call_keys(transform: Any, scope: str) -> Optional[list[str]]:
+    """The keys of a call object that a transform ``{"type": "function", "function": {"name": "{SCOPE.NAME_KEY}",
+    "arguments": "{SCOPE.ARGUMENTS_KEY}"}}`` reads the name and the arguments from, else None."""
+    function = transform.get("function") if isinstance(transform, dict) else None
+    if not isinstance(function, dict) or transform != {"type": "function", "function": function} or len(function) != 2:
+        return None
+    keys = []
+    for part in ("name", "arguments"):
+        value = function.get(part)
+        matched = re.fullmatch(r"\{" + re.escape(scope) + r"(\w+)\}", value) if isinstance(value, str) else None
+        if matched is None:
+            return None
+        keys.append(matched[1])
+    return keys
 
 
 def _as_regex(part: tuple[str, Any]) -> str:

@@ -144,7 +144,9 @@ class _Markers:
         # The text formats' places. A value's end: its end marker, or (forgotten) the next parameter or the call's end.
         if parameters is not None:
             self.between_parameters = Markers(parameters.begin, *self.stops.markers)
-            self.parameter_header = Markers(parameters.header_end, *self.stops.markers)
+            # (A line's end ends its header too, where each parameter is a line: a line without header_end.)
+            line_end = parameters.end if parameters.lines else None
+            self.parameter_header = Markers(parameters.header_end, line_end, *self.stops.markers)
             self.value_begin = Markers(parameters.value_begin, *self.stops.markers)
             next_parameter = parameters.begin if parameters.next_parameter_ends_value or parameters.nested else None
             self.value = Markers(parameters.end, next_parameter, *self.stops.markers)
@@ -1143,6 +1145,9 @@ class ModelOutputStream(_FeedSlot):
             self._close_arguments()
             self._after_call()
             return position + len(marker) if marker == self.format.call_end else position
+        if self._parameters.lines:  # type: ignore[union-attr]
+            self._begin_parameter()  # a line's first character that is not blank begins its key
+            return position
         # Text that is no parameter: read past it to the next marker, and say so (unless the syntax passes it over).
         call = self._call
         if call is not None and call.error is None and not self._parameters.text_between_ignored:  # type: ignore[union-attr]
@@ -1175,6 +1180,11 @@ class ModelOutputStream(_FeedSlot):
             self._held = text[end:]
             return None, len(text)
         if marker != parameters.header_end:
+            if parameters.lines and self._read_place == self._read_parameter_header:
+                # A line without header_end (or the call's end after it): no parameter, passed over.
+                self._header = []
+                self._read_place = self._read_between_parameters
+                return None, found + len(marker) if marker == parameters.end else found
             return None, found + self._cut_call(marker)
         gathered = "".join(self._header)
         self._header = []
