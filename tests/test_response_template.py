@@ -486,6 +486,34 @@ def test_an_opener_that_skips_text_between_the_name_and_a_marker(backend: Module
             assert len("".join(chunk for at, chunk in streamed if at < last_piece)) > len(arguments) - size - 2
 
 
+def test_every_event_is_the_callers_own_and_a_finalized_parser_refuses_more(backend: ModuleType) -> None:
+    """Events kept or edited by the caller stay as they were given: each piece's argument event is a fresh dict, so
+    the kept chunks of a call still join to its arguments; after ``finalize()``, ``feed`` raises as transformers'
+    does, and text is the only thing it takes."""
+    arguments = {"path": "src/app.py", "content": "\n".join(["def f():", "    return 1"] * 20)}
+    name = "write"
+    for template in ("qwen2", "qwen3_5"):
+        text = "I'll write it.\n" + write_call(template, name, json.dumps(arguments)) + END_OF_TURN[template]
+        parser = ResponseParser(FALLBACKS[template], prefix="", parser_class=backend.StreamingJsonParser)
+        kept = []
+        for at in range(len(text)):
+            for event in parser.feed(text[at]):
+                kept.append(event)
+                if event["type"] == "region_chunk" and "arguments" in event:
+                    event["note"] = at  # the caller's own mark
+        message, _ = parser.finalize()
+        chunks = [event for event in kept if event["type"] == "region_chunk" and "arguments" in event]
+        assert len(chunks) > len(arguments["content"]) / 2  # the arguments streamed a piece at a time
+        assert len({id(event) for event in chunks}) == len(chunks)
+        assert json.loads("".join(event["arguments"] for event in chunks)) == arguments
+        assert all(event["text"] == event["arguments"] and event["name"] == name for event in chunks)
+        assert message["tool_calls"] == [{"type": "function", "function": {"name": name, "arguments": arguments}}]
+        with pytest.raises(RuntimeError):
+            parser.feed("more")
+        with pytest.raises(TypeError):
+            ResponseParser(FALLBACKS[template], prefix="").feed(b"bytes")  # type: ignore[arg-type]
+
+
 # kv-lines (transformers' response-parsing tests' fixture): KEY: VALUE lines after the opener, each line, key and
 # value stripped, a line without ":" passed over; values strings (or, with Qwen3's value_parser, JSON where they are).
 KV_LINES = {
@@ -857,3 +885,20 @@ def test_cohere_and_gpt_oss_answers_between_markers_of_their_own(
 ) -> None:
     assert ToolCallFormat.from_response_template(template).content_begin == (template["fields"]["content"]["open"],)
     _same_message_at_every_cut(backend, template, output)
+
+
+@pytest.mark.parametrize("template", [QWEN3, KV_LINES], ids=["qwen3", "kv-lines"])
+def test_an_opener_of_several_literals_that_does_not_match_is_content(backend: ModuleType, template: Any) -> None:
+    """Hermes' JSON after <tool_call>, or a name \\w+ does not read, under Qwen3's opener: transformers' regex does
+    not match, and the text stays content; so here (the header holds a character the opener cannot)."""
+    spec = json.loads(json.dumps(template))
+    spec["fields"]["content"] = {"close": "<|im_end|>"}
+    for text in (
+        'Hi\n<tool_call>\n{"name": "x", "arguments": {"a": "<b>"}}\n</tool_call><|im_end|>',
+        "Hi <tool_call> <function=get-x>\n<parameter=a>1</parameter></tool_call> ok",
+    ):
+        expected = chat_parsing.parse_response(text, spec, prefix="")
+        assert "tool_calls" not in expected
+        for size in (1, 4, len(text)):
+            pieces = [text[at : at + size] for at in range(0, len(text), size)]
+            assert read_message(backend, spec, pieces)[0] == expected

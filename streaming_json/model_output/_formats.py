@@ -167,8 +167,9 @@ class ToolCallFormat:
     """A marker that ends a call's header and the call at once: a call without arguments (DSML's self-closing
     ``<｜DSML｜invoke name="submit"/>``)."""
     name_chars: Optional[re.Pattern[str]] = None
-    """A header with a character outside these was no call: its text is content (pythonic calls, which begin with
-    no marker, start with the tool's name)."""
+    """A header with a character outside these, or that ``header`` does not match, was no call: its text is content
+    (pythonic calls, which begin with no marker, start with the tool's name; a ``response_template``'s opener of
+    several literals, whose header is the rest of them)."""
     arguments_end: Optional[str] = None
     """Text the model may write after the arguments, before ``call_end`` (a closing code fence)."""
     name_keys: tuple[str, ...] = ("name",)

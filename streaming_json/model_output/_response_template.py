@@ -511,7 +511,9 @@ def _compile_calls(
         first = next(at for at, part in enumerate(opener) if part[0] == _LITERAL)
         parts = opener[first + 1 : opener.index(named[0]) + 1]
         header = re.compile("".join(_as_regex(part) for part in parts) + (".*?" if skip else ""), re.DOTALL)
-        data.update(call_begin=before[0][1])
+        # A header of other characters (Hermes' JSON after <tool_call>) is no call: transformers' opener does not
+        # match it, and its text is content.
+        data.update(call_begin=before[0][1], name_chars=None if skip else _header_chars(parts))
     data.update(call_end=closes[0][1], header=header)
     if content == "json" and not args and after:  # the arguments' JSON after the header (gpt-oss's <|message|>)
         data.update(payload="arguments", header_end=after[0][1])
@@ -610,6 +612,30 @@ def _call_keys(transform: Any, scope: str) -> Optional[list[str]]:
             return None
         keys.append(matched[1])
     return keys
+
+
+def _header_chars(parts: list[tuple[str, Any]]) -> Optional[re.Pattern[str]]:
+    """The characters a header of these parts may hold (its literals', blanks, the name's class), else None where the
+    name's pattern is not one class repeated."""
+    alternatives = []
+    for kind, value in parts:
+        if kind == _LITERAL:
+            alternatives += [re.escape(char) for char in value]
+        elif kind == _BLANKS:
+            alternatives.append(r"\s")
+        elif kind == _CHOICE:
+            alternatives += [re.escape(char) for literal in value for char in literal]
+        else:
+            body = value[1]
+            one = body[:-1] if body[-1:] in ("+", "*") else ""
+            try:
+                parsed = list(_sre.parse(one)) if one else []
+            except Exception:  # the regex module's syntax beyond re's
+                parsed = []
+            if len(parsed) != 1 or parsed[0][0] not in (_sre.IN, _sre.LITERAL, _sre.NOT_LITERAL):
+                return None
+            alternatives.append(one)
+    return re.compile("(?:" + "|".join(dict.fromkeys(alternatives)) + ")*")
 
 
 def _as_regex(part: tuple[str, Any]) -> str:

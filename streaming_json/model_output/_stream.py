@@ -746,7 +746,11 @@ class ModelOutputStream(_FeedSlot):
             self._open_message(header)
             return found + len(marker)
         name, call_id = self._read_name(header)
-        if format.name_chars is not None and (marker != format.header_end or not name):
+        if format.name_chars is not None and (
+            marker != format.header_end
+            or not name
+            or (format.header is not None and not format.header.fullmatch(header))
+        ):
             self._abandon_header("")
             return found
         call = _Call(name, call_id)
