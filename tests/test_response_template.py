@@ -753,7 +753,25 @@ def _text_fields(**fields: Any) -> dict[str, Any]:
             "thinking",
             "text before the opener's marker",
         ),
-        (_text_fields(thinking={"open_pattern": r"<t>[^<]*<u>", "close": "</t>"}), "thinking", "a literal or a choice"),
+        (_text_fields(thinking={"open_pattern": r"<t>[^<]*<u>", "close": "</t>"}), "thinking", "but before its marker"),
+        (_text_fields(thinking={"open_pattern": r"[^<]*", "close": "</t>"}), "thinking", "an opener without a marker"),
+        (
+            {
+                "start_anchor": "<|im_start|>assistant\n",
+                "fields": {
+                    "content": {},
+                    "tool_calls": {
+                        "open_pattern": "[^<]*<c>",
+                        "close": "</c>",
+                        "repeats": True,
+                        "content": "json",
+                        "transform": {"type": "function", "function": "{content}"},
+                    },
+                },
+            },
+            "tool_calls",
+            "text before the opener's marker",
+        ),
     ],
 )
 def test_text_fields_the_engine_cannot_stream_are_refused_by_name(
@@ -786,8 +804,8 @@ QWEN3 = {
 }
 
 
-# Inkling's text fields as transformers' tests write them: each block's header optional before its marker, the
-# thinking and the answer kept as written and joined from every block; its calls here in Hermes' JSON.
+# Inkling's template as transformers' tests write it: each block's header optional before its marker, the thinking
+# and the answer kept as written and joined from every block, a call's name and arguments under its JSON's keys.
 _INKLING_BLOCK = r"(?:<\|message_model\|>)?[^<]*"
 INKLING = {
     "defaults": {"role": "assistant"},
@@ -808,11 +826,11 @@ INKLING = {
             "content_args": {"strip": False},
         },
         "tool_calls": {
-            "open": "<|content_invoke_tool_json|>",
+            "open_pattern": _INKLING_BLOCK + r"<\|content_invoke_tool_json\|>",
             "close": "<|end_message|>",
             "repeats": True,
             "content": "json",
-            "transform": {"type": "function", "function": "{content}"},
+            "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}},
         },
     },
 }
@@ -824,7 +842,7 @@ INKLING = {
         (
             "<|content_thinking|>Consider the weather.<|end_message|><|message_model|><|content_thinking|> Tokyo, "
             "probably.<|end_message|><|message_model|><|content_text|>Checking now.<|end_message|><|message_model|>"
-            'get_weather<|content_invoke_tool_json|>{"name": "get_weather", "arguments": {"city": "Tokyo"}}'
+            'get_weather<|content_invoke_tool_json|>{"name": "get_weather", "args": {"city": "Tokyo", "n": [1]}}'
             "<|end_message|><|content_model_end_sampling|>",
             "<|message_system|><|content_text|>Effort: 0.9<|end_message|><|message_model|>",
         ),
@@ -836,6 +854,7 @@ def test_inkling_blocks_join_into_the_thinking_and_the_answer(backend: ModuleTyp
     compiled = compile_response_template(INKLING)
     assert compiled.joined_fields == ("thinking", "content")
     assert compiled.format_fields["content_begin"] == ("<|content_text|>",)
+    assert compiled.format_fields["call_begin"] == "<|content_invoke_tool_json|>"
     _same_message_at_every_cut(backend, INKLING, output, prefix)
 
 
