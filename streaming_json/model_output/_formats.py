@@ -198,6 +198,13 @@ class ToolCallFormat:
     (Llama 4's ``<|python_end|>`` after its list of calls, Step-3's wrapper of each call)."""
     reasoning: Optional[tuple[str, str]] = None
     """The reasoning block's markers this family writes, read unless the stream is given others."""
+    content_begin: tuple[str, ...] = ()
+    """Markers that open the content (a ``response_template``'s content field with its own opener: Cohere's
+    ``<|START_RESPONSE|>``, ERNIE's ``<response>``). With them, the content is the text between one of them and one
+    of ``content_end`` (or the output's end), where only ``content_end`` ends it (a call's marker there is its text);
+    text outside it, the reasoning and the calls is dropped (transformers' reader: no field holds it)."""
+    content_end: tuple[str, ...] = ()
+    """Markers that close the content opened by ``content_begin`` (any one of them)."""
     calls_end_reasoning: bool = False
     """Whether a call's begin marker inside the reasoning block ends the block and starts the call (vLLM's engines
     for these families: a model that forgets ``</think>`` still calls)."""
@@ -240,11 +247,15 @@ class ToolCallFormat:
             raise ValueError("a format of messages with channels reads JSON arguments, each message after call_begin")
         if self.reasoning is not None and (len(self.reasoning) != 2 or not all(self.reasoning)):
             raise ValueError("reasoning is a pair of markers: (begin, end)")
+        if self.content_end and not self.content_begin:
+            raise ValueError("content_end closes the content that content_begin opens: a format with one has both")
         markers = [
             *self.section_begin,
             *self.section_end,
             *self.output_section_begin,
             *self.ignored_markers,
+            *self.content_begin,
+            *self.content_end,
             self.call_begin,
             self.call_end,
             self.header_end,
