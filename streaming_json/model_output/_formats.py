@@ -167,8 +167,9 @@ class ToolCallFormat:
     """A marker that ends a call's header and the call at once: a call without arguments (DSML's self-closing
     ``<｜DSML｜invoke name="submit"/>``)."""
     name_chars: Optional[re.Pattern[str]] = None
-    """A header with a character outside these was no call: its text is content (pythonic calls, which begin with
-    no marker, start with the tool's name)."""
+    """A header with a character outside these, or that ``header`` does not match, was no call: its text is content
+    (pythonic calls, which begin with no marker, start with the tool's name; a ``response_template``'s opener of
+    several literals, whose header is the rest of them)."""
     arguments_end: Optional[str] = None
     """Text the model may write after the arguments, before ``call_end`` (a closing code fence)."""
     name_keys: tuple[str, ...] = ("name",)
@@ -193,6 +194,13 @@ class ToolCallFormat:
     (Llama 4's ``<|python_end|>`` after its list of calls, Step-3's wrapper of each call)."""
     reasoning: Optional[tuple[str, str]] = None
     """The reasoning block's markers this family writes, read unless the stream is given others."""
+    content_begin: tuple[str, ...] = ()
+    """Markers that open the content (a ``response_template``'s content field with its own opener: Cohere's
+    ``<|START_RESPONSE|>``, ERNIE's ``<response>``). With them, the content is the text between one of them and one
+    of ``content_end`` (or the output's end), where only ``content_end`` ends it (a call's marker there is its text);
+    text outside it, the reasoning and the calls is dropped (transformers' reader: no field holds it)."""
+    content_end: tuple[str, ...] = ()
+    """Markers that close the content opened by ``content_begin`` (any one of them)."""
     calls_end_reasoning: bool = False
     """Whether a call's begin marker inside the reasoning block ends the block and starts the call (vLLM's engines
     for these families: a model that forgets ``</think>`` still calls)."""
@@ -233,11 +241,15 @@ class ToolCallFormat:
             raise ValueError("a format of messages with channels reads JSON arguments, each message after call_begin")
         if self.reasoning is not None and (len(self.reasoning) != 2 or not all(self.reasoning)):
             raise ValueError("reasoning is a pair of markers: (begin, end)")
+        if self.content_end and not self.content_begin:
+            raise ValueError("content_end closes the content that content_begin opens: a format with one has both")
         markers = [
             *self.section_begin,
             *self.section_end,
             *self.output_section_begin,
             *self.ignored_markers,
+            *self.content_begin,
+            *self.content_end,
             self.call_begin,
             self.call_end,
             self.header_end,

@@ -111,7 +111,10 @@ class ResponseParser:
         self._properties = _tool_properties(tools)
         self._typed_payload = self.format.payload != "parameters"  # JSON's own types (transformers' "typed")
         self._stream = ModelOutputStream(
-            self.format, tools=tools if self._properties else None, parser_class=parser_class
+            self.format,
+            tools=tools if self._properties else None,
+            reasoning_open=compiled.reasoning_at_start,  # the prompt's tail, fed first, is the block's first text
+            parser_class=parser_class,
         )
         self._output: dict[str, Any] = json.loads(json.dumps(compiled.defaults))
         self._field: Optional[str] = None  # the open region: a field's name, or None
@@ -220,7 +223,11 @@ class ResponseParser:
                 return
         strip = template.strip_content if field == template.content_field else template.strip_reasoning
         value = text.strip() if strip else text
-        self._output[field] = value
+        previous = self._output.get(field)
+        if field in template.joined_fields and isinstance(previous, str):  # "join": "", each region after the last
+            self._output[field] = previous + value
+        else:
+            self._output[field] = value
         out.append({"type": "region_close", "field": field, "value": value})
 
     def _call_value(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

@@ -338,6 +338,8 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
     engine_based_streaming = True
     begin: ClassVar[str] = "<think>"
     end: ClassVar[str] = "</think>"
+    content_begins: ClassVar[tuple[str, ...]] = ()
+    """Markers that open the content (a format's ``content_begin``): after the block's begin, the block is over."""
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
@@ -359,9 +361,10 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
         return found if isinstance(found, int) else None
 
     def _last_marker(self, input_ids: Sequence[int]) -> Optional[str]:
-        """Which of the markers comes last in the ids (the block's begin: it is open), or None."""
+        """Which of the markers comes last in the ids (the block's begin: it is open), or None; a content opener
+        after the begin counts as the end."""
         begin, end = self._token_id(self.begin), self._token_id(self.end)
-        if begin is not None and end is not None:
+        if begin is not None and end is not None and not self.content_begins:
             for token_id in reversed(input_ids):
                 if token_id == begin:
                     return self.begin
@@ -369,7 +372,8 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
                     return self.end
             return None
         text = self.model_tokenizer.decode(list(input_ids))
-        at_begin, at_end = text.rfind(self.begin), text.rfind(self.end)
+        at_begin = text.rfind(self.begin)
+        at_end = max(text.rfind(marker) for marker in (self.end, *self.content_begins))
         if at_begin < 0 and at_end < 0:
             return None
         return self.begin if at_begin > at_end else self.end
@@ -499,10 +503,11 @@ class StreamingJsonHfReasoningParser(StreamingJsonThinkReasoningParser):
     """``streaming_json_hf``: the reasoning block the served checkpoint's ``response_template`` names."""
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
-        reasoning = ToolCallFormat.from_response_template(tokenizer, "hf").reasoning
-        if reasoning is None:
+        format = ToolCallFormat.from_response_template(tokenizer, "hf")
+        if format.reasoning is None:
             raise ValueError("the checkpoint's response_template has no reasoning field")
-        self.begin, self.end = reasoning  # type: ignore[misc]  # this checkpoint's markers
+        self.begin, self.end = format.reasoning  # type: ignore[misc]  # this checkpoint's markers
+        self.content_begins = format.content_begin  # type: ignore[misc]
         super().__init__(tokenizer, *args, **kwargs)
 
 

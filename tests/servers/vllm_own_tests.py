@@ -727,7 +727,6 @@ HF_NOT_APPLICABLE = {
     **_each(
         _RT,
         _HF_REFUSED,
-        "test_reasoning_gate_ends_at_content_opener_held_by_prompt",
         "test_response_template_takes_name_from_region_content",
         "test_response_template_applies_literal_transformed_name",
         "test_delimited_template_keeps_plain_content_and_tolerates_required_fields",
@@ -775,9 +774,6 @@ HF_STREAM_NEEDS = {
 # The templates of vLLM's tests that streaming_json_hf refuses: the test, and the field and feature the refusal names
 # (the test fails with ours on that ValueError).
 TEMPLATE_REFUSED = {
-    f"{_RT}::test_reasoning_gate_ends_at_content_opener_held_by_prompt": (
-        "content: a text field other than the content and the reasoning"
-    ),
     f"{_RT}::test_response_template_takes_name_from_region_content": (
         "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
     ),
