@@ -642,7 +642,7 @@ def _as_regex(part: tuple[str, Any]) -> str:
     """An anchor's part as the regex it came from."""
     kind, value = part
     if kind == _LITERAL:
-        return re.escape(value)
+        return re.escape(str(value))
     if kind == _BLANKS:
         return r"\s*"
     if kind == _GROUP:
