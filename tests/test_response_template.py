@@ -25,6 +25,7 @@ from streaming_json.model_output import (
     compile_response_template,
     read_response_template,
 )
+from streaming_json.model_output._structural_tags import structural_tag
 
 from .model_outputs import REAL_CALLS, tools_for
 from .strategies import examples
@@ -435,6 +436,9 @@ def test_a_list_of_calls_streams_each_calls_arguments(backend: ModuleType, templ
             assert "line one\\nline one\\n" in before
     format = ToolCallFormat.from_response_template(template)
     assert format.section_begin == (field["open"],) and format.section_end == (field["close"],)
+    # A server's structural tag writes the list's brackets inside the field's markers, as transformers reads it.
+    tag = json.dumps(structural_tag(format, [("write", {"type": "object", "properties": {}})]))
+    assert '{"type": "const_string", "value": "["}' in tag and '{"type": "const_string", "value": "]"}' in tag
 
 
 # gpt-oss's tool-call field as transformers' response-parsing tests write it: the name, then any text (.*?) up to

@@ -594,9 +594,9 @@ def _compile_call_list(
         data.update(payload="call", name_keys=(keys[0],), arguments_keys=(keys[1],))
         return data
     if content == "python-call-list" and not args and keys == ["name", "arguments"]:
-        # The pythonic literal: name(key=value, ...) calls joined by commas, between [ and ] (passed over as the
-        # commas are: the engine reads the calls, not the list's brackets).
-        data.update(payload="literal", literal="python", name_chars="python", separators=",[]", header_end="(")
+        # The pythonic literal: name(key=value, ...) calls joined by commas, between [ and ] (section_brackets).
+        data.update(payload="literal", literal="python", name_chars="python", separators=",", header_end="(")
+        data["section_brackets"] = True
         data["header"] = re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL)
         return data
     raise _refuse(field, f"'transform_each' over the content parser {content!r} with content_args {args!r}")
@@ -646,7 +646,7 @@ def _as_regex(part: tuple[str, Any]) -> str:
     """An anchor's part as the regex it came from."""
     kind, value = part
     if kind == _LITERAL:
-        return re.escape(value)
+        return re.escape(str(value))
     if kind == _BLANKS:
         return r"\s*"
     if kind == _GROUP:
