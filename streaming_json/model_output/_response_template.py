@@ -33,7 +33,8 @@ and a ``close`` anchor (a literal, a list of literals, or a regex), its body rea
     (``"parameters"`` payload of lines: a line's first character begins its key, a line without the separator is
     passed over);
   - ``json`` transformed to ``{"type": "function", "function": {"name": "{content.K}", "arguments":
-    "{content.K}"}}``: call objects whose name and arguments are under those keys (``"call"`` payload);
+    "{content.K}"}}``: call objects whose name and arguments are under those keys (``"call"`` payload), the
+    opener's marker perhaps after text that may stand before it, as a text field's (Inkling);
   - ``json``, the name in the opener followed by ``.*?`` and a literal, that transform: the arguments' JSON after a
     header (``"arguments"`` payload: gpt-oss's ``to=functions.NAME ... <|message|>``).
 
@@ -164,6 +165,7 @@ def read_response_template(source: Any) -> dict[str, Any]:
 # --- Anchors: literals, blanks and named groups -------------------------------------------------------------------
 
 _LITERAL, _BLANKS, _GROUP, _CHOICE, _START, _SKIP = "literal", "blanks", "group", "choice", "start", "skip"
+_BEFORE_MARKER = "before a marker"  # a skip's value: text that may stand before a marker (not .*?, which is None)
 _NEGATED_CLASS_RUN = re.compile(r"\[\^(?:\\.|[^\]\\])+\]\*")  # [^<]*
 
 
@@ -216,7 +218,7 @@ def _anchor(
             position += 3
         elif skips and _NEGATED_CLASS_RUN.match(pattern, position):
             flush()
-            parts.append((_SKIP, None))
+            parts.append((_SKIP, _BEFORE_MARKER))
             position = _NEGATED_CLASS_RUN.match(pattern, position).end()  # type: ignore[union-attr]
         elif pattern.startswith("(?P<", position) or pattern.startswith("(?:", position):
             flush()
@@ -227,7 +229,7 @@ def _anchor(
                 parts.append((_GROUP, (pattern[position + 4 : body_start - 1], body)))
             elif skips and pattern.startswith("?", body_end + 1):
                 _choice(field, pattern_key, pattern, _alternatives(body))  # literals, else refused
-                parts.append((_SKIP, None))
+                parts.append((_SKIP, _BEFORE_MARKER))
                 body_end += 1
             else:
                 parts.extend(_choice(field, pattern_key, pattern, _alternatives(body)))
@@ -362,7 +364,7 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
             joined.append(field)
         elif spec.get("repeats") and is_text:
             raise _refuse(field, "a text field that repeats without 'join' (a list of its regions)")
-        opener = _anchor(field, spec, "open", "open_pattern", skips=is_text)
+        opener = _anchor(field, spec, "open", "open_pattern", skips=True)
         closer = _anchor(field, spec, "close", "close_pattern")
         if opener is None:  # the content: what no other field holds
             if not is_text:
@@ -413,6 +415,10 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
         if closer is None:
             raise _refuse(field, "a tool-call field without a closer")
         calls_field = field
+        if opener and opener[0] == (_SKIP, _BEFORE_MARKER):  # (?:<\|message_model\|>)?[^<]*<\|content_invoke_...
+            text_before_opener.append(field)
+            while opener and opener[0] == (_SKIP, _BEFORE_MARKER):
+                opener = opener[1:]
         calls = _compile_calls(field, spec, content, opener, closer)
     if calls_field is None:
         raise ValueError("response_template has no tool-call field: there is nothing for the engine to stream")
