@@ -925,3 +925,63 @@ def test_an_opener_of_several_literals_that_does_not_match_is_content(backend: M
         for size in (1, 4, len(text)):
             pieces = [text[at : at + size] for at in range(0, len(text), size)]
             assert read_message(backend, spec, pieces)[0] == expected
+
+
+# A call between markers whose opener lets a header stand before its marker (Inkling's frames, as transformers'
+# response-parsing tests write them: (?:<|message_model|>)?[^<]*<|content_invoke_tool_json|>), its JSON object naming
+# the tool and the arguments under keys of its own ({content.name}, {content.args}); text outside the fields dropped.
+FRAMED_CALLS = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|message_model|>",
+    "fields": {
+        "content": {
+            "open_pattern": r"(?:<\|message_model\|>)?[^<]*<\|content_text\|>",
+            "close": "<|end_message|>",
+            "repeats": True,
+            "join": "",
+            "content_args": {"strip": False},
+        },
+        "tool_calls": {
+            "open_pattern": r"(?:<\|message_model\|>)?[^<]*<\|content_invoke_tool_json\|>",
+            "close": "<|end_message|>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}},
+        },
+    },
+}
+
+
+def test_a_framed_call_names_its_tool_and_arguments_under_keys_of_its_own(backend: ModuleType) -> None:
+    format = ToolCallFormat.from_response_template(FRAMED_CALLS)
+    assert (format.payload, format.call_begin, format.name_keys, format.arguments_keys) == (
+        "call",
+        "<|content_invoke_tool_json|>",
+        ("name",),
+        ("args",),
+    )
+    arguments = {"path": "a.txt", "text": "one line\n" * 30}
+    call = json.dumps({"name": "write", "args": arguments})
+    text = (
+        "assistant<|content_text|>Writing it.<|end_message|>"
+        f"<|message_model|>assistant<|content_invoke_tool_json|>{call}<|end_message|>"
+    )
+    expected = chat_parsing.parse_response(text, FRAMED_CALLS, prefix="")
+    assert expected["tool_calls"][0]["function"] == {"name": "write", "arguments": arguments}
+    for size in (1, 5, 31):
+        pieces = [text[at : at + size] for at in range(0, len(text), size)]
+        message, batches = read_message(backend, FRAMED_CALLS, pieces)
+        assert message == expected
+        closed_in = next(
+            at
+            for at, batch in enumerate(batches)
+            for event in batch
+            if event["type"] == "region_close" and event.get("index") == 0
+        )
+        before = "".join(
+            event["arguments"]
+            for batch in batches[:closed_in]
+            for event in batch
+            if event["type"] == "region_chunk" and event.get("index") == 0
+        )
+        assert "one line\\none line\\n" in before

@@ -33,7 +33,8 @@ and a ``close`` anchor (a literal, a list of literals, or a regex), its body rea
     (``"parameters"`` payload of lines: a line's first character begins its key, a line without the separator is
     passed over);
   - ``json`` transformed to ``{"type": "function", "function": {"name": "{content.K}", "arguments":
-    "{content.K}"}}``: call objects whose name and arguments are under those keys (``"call"`` payload);
+    "{content.K}"}}``: call objects whose name and arguments are under those keys (``"call"`` payload), the
+    opener's marker perhaps after text that may stand before it, as a text field's (Inkling);
   - ``json``, the name in the opener followed by ``.*?`` and a literal, that transform: the arguments' JSON after a
     header (``"arguments"`` payload: gpt-oss's ``to=functions.NAME ... <|message|>``).
 
