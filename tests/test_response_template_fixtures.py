@@ -32,21 +32,15 @@ FIXTURE_FILES = ("test_chat_parsing.py",)
 # Each template we refuse, by its name in the module (or, for a template a test writes inline, the test's name), and
 # the field and feature our refusal names. transformers raises on some of these templates itself (a malformed one
 # that a test checks the refusal of): those the list leaves out, as transformers' parse never returns.
+_NO_CALLS = "response_template has no tool-call field: there is nothing for the engine to stream"
 REFUSED = {
     "test_chat_parsing.py": {
-        "_KV_LINES_TOOLS_TEMPLATE": "tool_calls: the content parser 'kv-lines'",
-        "cohere_template": "content: a text field other than the content and the reasoning",
-        "ernie_template": "thinking: open_pattern '(?:^|<think>\\\\s*)': a group of other than literals",
-        "gpt_oss_template": "content: a text field other than the content and the reasoning",
-        "inkling_template": "thinking: 'join'",
-        "test_field_without_close_runs_to_end_of_stream": (
-            "content: a text field other than the content and the reasoning"
-        ),
-        "test_history_bleed_is_guarded_by_prefix_not_by_response_anchor": (
-            "content: close_pattern '\\\\Z': regex beyond literals, \\s* and named groups"
-        ),
+        "test_field_without_close_runs_to_end_of_stream": _NO_CALLS,
+        "test_history_bleed_is_guarded_by_prefix_not_by_response_anchor": _NO_CALLS,
         "test_int_content_parser": "count: a structured field without 'repeats' (one value, not a list of calls)",
-        "test_join_concatenates_repeated_matches": "thinking: 'join'",
+        "test_join_concatenates_repeated_matches": (
+            "thinking: 'join' other than \"\" of text kept as written ('strip': false)"
+        ),
         "test_kv_lines_parser": "metadata: a structured field without 'repeats' (one value, not a list of calls)",
         "test_literal_list_open_and_close": "x: a text field other than the content and the reasoning",
         "test_merge_duplicates_arguments_are_cast_element_wise": "tool_calls: xml-inline's ['merge_duplicates']",
@@ -54,12 +48,9 @@ REFUSED = {
         "test_non_tool_call_regions_are_untouched": (
             "citation: a structured field without 'repeats' (one value, not a list of calls)"
         ),
-        "test_transform_dotted_paths": (
-            "tool_calls: json content with transform {'type': 'function', 'function': "
-            "{'name': '{content.name}', 'arguments': '{content.args}'}}, content_args {}"
-        ),
         "test_transform_dotted_paths_with_transform_each": (
-            "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
+            "tool_calls: 'transform_each' with the transform {'type': 'function', 'function': "
+            "{'name': '{fn.name}', 'arguments': '{fn.args}'}}"
         ),
     }
 }

@@ -371,7 +371,7 @@ def time_templates(session: harness.Session, rounds: int) -> int:
                 contenders = ours + (peers if size <= PEER_LIMIT else [])
                 session.progress(f"{template_name} {size_name} {piece_size}-char pieces")
                 outcomes = {contender.name: contender.checked(pieces) for contender in contenders}
-                times = best_times(contenders, pieces, 1 if size >= 1_000_000 else rounds)
+                times = best_times(contenders, pieces, rounds)
                 a_piece = {name: seconds / len(pieces) for name, seconds in times.items()}
                 per_piece[size_name] = a_piece
                 expected = outcomes.get("transformers")

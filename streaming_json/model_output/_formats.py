@@ -76,6 +76,10 @@ class ParameterSyntax:
     ``value_parser`` ``json`` with ``allow_non_json``: transformers' Qwen3 template). A value whose first character
     that is not blank cannot begin JSON (or that leaves ``true``, ``false``, ``null``) streams as a string from there;
     one that may still be JSON is held until it ends. The tool's schema does not retype it (see the docs)."""
+    lines: bool = False
+    """Whether each parameter is a line, ``KEY<header_end>VALUE<end>`` (``end`` the line separator, ``begin`` the
+    same), begun by no marker: the first character between parameters that is not blank begins a parameter's header,
+    and a line without ``header_end`` is passed over (a ``response_template``'s ``kv-lines``)."""
     text_between_ignored: bool = False
     """Whether text between parameters that is no parameter is passed over (a ``response_template``'s ``xml-inline``,
     which reads its tags and nothing else: the ``</function>`` of transformers' Qwen3 template, whose call ends at
@@ -163,8 +167,9 @@ class ToolCallFormat:
     """A marker that ends a call's header and the call at once: a call without arguments (DSML's self-closing
     ``<｜DSML｜invoke name="submit"/>``)."""
     name_chars: Optional[re.Pattern[str]] = None
-    """A header with a character outside these was no call: its text is content (pythonic calls, which begin with
-    no marker, start with the tool's name)."""
+    """A header with a character outside these, or that ``header`` does not match, was no call: its text is content
+    (pythonic calls, which begin with no marker, start with the tool's name; a ``response_template``'s opener of
+    several literals, whose header is the rest of them)."""
     arguments_end: Optional[str] = None
     """Text the model may write after the arguments, before ``call_end`` (a closing code fence)."""
     name_keys: tuple[str, ...] = ("name",)
@@ -173,6 +178,10 @@ class ToolCallFormat:
     """In a ``"call"`` object, the keys the arguments may come under (the first one present is read)."""
     separators: str = ""
     """Characters that may stand between calls in a section besides whitespace (Llama 3 joins them with ``;``)."""
+    section_brackets: bool = False
+    """Whether a section's calls, which begin with no marker, are a list between ``[`` and ``]`` (blanks around
+    them) inside its markers: read past as the separators are, and written by the structural tag (a
+    ``response_template``'s ``python-call-list``)."""
     bare_json_start: bool = False
     """Whether a JSON object as the first thing in the output opens a section of calls (Llama 3)."""
     output_section_begin: tuple[str, ...] = ()
@@ -189,6 +198,13 @@ class ToolCallFormat:
     (Llama 4's ``<|python_end|>`` after its list of calls, Step-3's wrapper of each call)."""
     reasoning: Optional[tuple[str, str]] = None
     """The reasoning block's markers this family writes, read unless the stream is given others."""
+    content_begin: tuple[str, ...] = ()
+    """Markers that open the content (a ``response_template``'s content field with its own opener: Cohere's
+    ``<|START_RESPONSE|>``, ERNIE's ``<response>``). With them, the content is the text between one of them and one
+    of ``content_end`` (or the output's end), where only ``content_end`` ends it (a call's marker there is its text);
+    text outside it, the reasoning and the calls is dropped (transformers' reader: no field holds it)."""
+    content_end: tuple[str, ...] = ()
+    """Markers that close the content opened by ``content_begin`` (any one of them)."""
     calls_end_reasoning: bool = False
     """Whether a call's begin marker inside the reasoning block ends the block and starts the call (vLLM's engines
     for these families: a model that forgets ``</think>`` still calls)."""
@@ -225,15 +241,21 @@ class ToolCallFormat:
             raise ValueError(
                 "call_objects_after_begin and json_ends_header are for a format whose payload is 'arguments'"
             )
+        if self.section_brackets and (self.call_begin is not None or not self.section_begin):
+            raise ValueError("section_brackets is for a section whose calls begin with no marker")
         if self.channels is not None and (self.payload != "arguments" or self.call_begin is None):
             raise ValueError("a format of messages with channels reads JSON arguments, each message after call_begin")
         if self.reasoning is not None and (len(self.reasoning) != 2 or not all(self.reasoning)):
             raise ValueError("reasoning is a pair of markers: (begin, end)")
+        if self.content_end and not self.content_begin:
+            raise ValueError("content_end closes the content that content_begin opens: a format with one has both")
         markers = [
             *self.section_begin,
             *self.section_end,
             *self.output_section_begin,
             *self.ignored_markers,
+            *self.content_begin,
+            *self.content_end,
             self.call_begin,
             self.call_end,
             self.header_end,
@@ -259,9 +281,11 @@ class ToolCallFormat:
         feature the engine cannot stream (``compile_response_template`` gives the rest the template says: the message's
         fields, its ``start_anchor``)."""
         fields = dict(compile_response_template(template, name).format_fields)
+        if fields.get("literal") == "python":  # the pythonic formats' literal and names
+            fields.update(literal=_PYTHON_LITERAL, name_chars=_PYTHON_NAME_CHARS)
         if fields.get("parameters") is not None:
             fields["parameters"] = ParameterSyntax(**fields["parameters"])
-        if fields.get("literal") is not None:
+        if isinstance(fields.get("literal"), dict):
             fields["literal"] = LiteralSyntax(**fields["literal"])
         return cls(**fields)
 

@@ -13,7 +13,7 @@ streams (``"arguments"`` beside ``"text"``; the call's ``"index"`` and ``"name"`
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from ._events import ArgumentsDelta, ContentDelta, ReasoningDelta, ToolCallEnd, ToolCallStart
 from ._formats import ToolCallFormat
@@ -111,13 +111,16 @@ class ResponseParser:
         self._properties = _tool_properties(tools)
         self._typed_payload = self.format.payload != "parameters"  # JSON's own types (transformers' "typed")
         self._stream = ModelOutputStream(
-            self.format, tools=tools if self._properties else None, parser_class=parser_class
+            self.format,
+            tools=tools if self._properties else None,
+            reasoning_open=compiled.reasoning_at_start,  # the prompt's tail, fed first, is the block's first text
+            parser_class=parser_class,
         )
         self._output: dict[str, Any] = json.loads(json.dumps(compiled.defaults))
         self._field: Optional[str] = None  # the open region: a field's name, or None
         self._text: list[str] = []  # its text so far
-        self._names: dict[int, str] = {}  # the calls open, by index
-        self._calls_field = compiled.calls_field
+        self._chunks: dict[int, dict[str, Any]] = {}  # the calls open, by index: each one's region_chunk, text to set
+        self._feed_stream = self._stream.feed  # finalize() puts _refuse_feed here
         self._finalized = False
         self.initial_events: list[dict[str, Any]] = []
         if prefix:
@@ -125,31 +128,26 @@ class ResponseParser:
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """The events that ``text``, the next piece of the output, completes."""
-        if self._finalized:
-            raise RuntimeError("ResponseParser already finalized")
         if not isinstance(text, str):
             raise TypeError("feed() takes the output's text")
-        events = self._stream.feed(text)
-        if len(events) == 1 and type(events[0]) is ArgumentsDelta:  # the common piece: more of a call's arguments
-            index, arguments = events[0]
-            return [
-                {
-                    "type": "region_chunk",
-                    "field": self._calls_field,
-                    "text": arguments,
-                    "dirty": True,
-                    "index": index,
-                    "name": self._names[index],
-                    "arguments": arguments,
-                }
-            ]
+        events = self._feed_stream(text)
+        if len(events) == 1:
+            event = events[0]
+            if type(event) is ArgumentsDelta:  # the common piece: more of a call's arguments, one fresh event
+                chunk = self._chunks[event[0]].copy()  # a copy of a prepared dict costs less than a literal's keys
+                chunk["text"] = chunk["arguments"] = event[1]
+                return [chunk]
         return self._events(events) if events else []
+
+    def _refuse_feed(self, text: Union[str, bytes, bytearray, memoryview]) -> list[Any]:
+        raise RuntimeError("ResponseParser already finalized")
 
     def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """End the output: the message, and the events its end completes."""
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
         self._finalized = True
+        self._feed_stream = self._refuse_feed
         events = self._events(self._stream.finish())
         self._close(events, at_end=True)
         defaults = self.template.defaults
@@ -172,26 +170,25 @@ class ResponseParser:
             elif kind is ReasoningDelta:
                 self._chunk(out, template.reasoning_field, event.text, False)
             elif kind is ArgumentsDelta:
-                index, arguments = event
-                out.append(
-                    {
-                        "type": "region_chunk",
-                        "field": template.calls_field,
-                        "text": arguments,
-                        "dirty": True,
-                        "index": index,
-                        "name": self._names[index],
-                        "arguments": arguments,
-                    }
-                )
+                chunk = self._chunks[event.index].copy()
+                chunk["text"] = chunk["arguments"] = event.text
+                out.append(chunk)
             elif kind is ToolCallStart:
                 self._close(out, before_call=True)
                 self._field = template.calls_field
-                self._names[event.index] = event.name
+                self._chunks[event.index] = {
+                    "type": "region_chunk",
+                    "field": template.calls_field,
+                    "text": "",
+                    "dirty": True,
+                    "index": event.index,
+                    "name": event.name,
+                    "arguments": "",
+                }
                 out.append({"type": "region_open", "field": template.calls_field, "index": event.index})
                 out[-1]["name"] = event.name
             elif kind is ToolCallEnd:
-                value = self._call_value(self._names.pop(event.index), event.arguments)
+                value = self._call_value(self._chunks.pop(event.index)["name"], event.arguments)
                 self._output.setdefault(template.calls_field, []).append(value)
                 out.append({"type": "region_close", "field": template.calls_field, "value": value})
                 out[-1]["index"] = event.index
@@ -226,7 +223,11 @@ class ResponseParser:
                 return
         strip = template.strip_content if field == template.content_field else template.strip_reasoning
         value = text.strip() if strip else text
-        self._output[field] = value
+        previous = self._output.get(field)
+        if field in template.joined_fields and isinstance(previous, str):  # "join": "", each region after the last
+            self._output[field] = previous + value
+        else:
+            self._output[field] = value
         out.append({"type": "region_close", "field": field, "value": value})
 
     def _call_value(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:

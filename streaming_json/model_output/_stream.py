@@ -1,7 +1,8 @@
 """``ModelOutputStream``: a model's raw output, in pieces, as content, reasoning and tool calls with exact argument
 deltas, read in one pass.
 
-How a piece is read. The stream is always in one place of the output: content, a reasoning block, a section of
+How a piece is read. The stream is always in one place of the output: content (where the format has a content
+block, ``content_begin``, the text outside it, which is dropped, or the block), a reasoning block, a section of
 calls, a call's header, a call's JSON, or what follows the JSON up to the call's end marker; for the formats that
 write arguments as text (``"parameters"``, ``"literal"``), between two parameters, a parameter's header, its value.
 Each place has a reader that takes the text up to where the place ends and the marker that ends it; text at the end
@@ -119,7 +120,12 @@ class _Markers:
         channels = format.channels
         message_end = channels.message_end if channels is not None else ()
         calls = (format.call_begin, *format.section_begin)
-        self.content = Markers(*calls, reasoning[0] if reasoning else None, *message_end, *format.ignored_markers)
+        self.content = Markers(
+            *calls, reasoning[0] if reasoning else None, *message_end, *format.ignored_markers, *format.content_begin
+        )
+        # Inside the content that content_begin opens, only content_end ends it.
+        self.content_block = Markers(*format.content_end)
+        self.content_block_firsts = _firsts(self.content_block)
         ends_reasoning = calls if format.calls_end_reasoning or channels is not None else ()
         self.reasoning = Markers(reasoning[1] if reasoning else None, *ends_reasoning, *message_end)
         self.section = Markers(*format.section_end, format.call_begin, *format.ignored_markers)
@@ -130,7 +136,7 @@ class _Markers:
         header_ends = (format.header_end, format.empty_call_end, first_parameter, json_start)
         self.header = Markers(*header_ends, *self.stops.markers)
         self.after_json = Markers(format.arguments_end, *self.stops.markers)
-        self.between_calls = _BLANKS + format.separators
+        self.between_calls = _BLANKS + format.separators + ("[]" if format.section_brackets else "")
         # A piece with none of these characters holds no marker, nor the beginning of one (feed's fast paths).
         self.content_firsts = _firsts(self.content)
         self.stop_firsts = _firsts(self.stops)
@@ -144,7 +150,9 @@ class _Markers:
         # The text formats' places. A value's end: its end marker, or (forgotten) the next parameter or the call's end.
         if parameters is not None:
             self.between_parameters = Markers(parameters.begin, *self.stops.markers)
-            self.parameter_header = Markers(parameters.header_end, *self.stops.markers)
+            # (A line's end ends its header too, where each parameter is a line: a line without header_end.)
+            line_end = parameters.end if parameters.lines else None
+            self.parameter_header = Markers(parameters.header_end, line_end, *self.stops.markers)
             self.value_begin = Markers(parameters.value_begin, *self.stops.markers)
             next_parameter = parameters.begin if parameters.next_parameter_ends_value or parameters.nested else None
             self.value = Markers(parameters.end, next_parameter, *self.stops.markers)
@@ -290,6 +298,9 @@ class ModelOutputStream(_FeedSlot):
         # Where the stream is: the reader of the text there. The readers the fast paths look for are bound once, so
         # that they tell the place by identity.
         self._read_content = self._read_content  # type: ignore[method-assign]
+        self._read_content_block = self._read_content_block  # type: ignore[method-assign]
+        # Text outside the content block, the reasoning and the calls is dropped where the format has such a block.
+        self._drops_outside = bool(format.content_begin)
         self._read_value = self._read_value  # type: ignore[method-assign]
         self._read_literal_string = self._read_literal_string  # type: ignore[method-assign]
         self._read_place: Callable[[str, int], int] = self._read_content
@@ -393,7 +404,9 @@ class ModelOutputStream(_FeedSlot):
                 relay.string(stops[0], stops[-1], trim, self._call.chunks, self._call.index, self._value_strip)
             else:
                 relay.off()
-        elif self._read_place is self._read_content and self._content_started:
+        elif self._read_place is self._read_content_block:
+            relay.content(self._markers.content_block_firsts)
+        elif self._read_place is self._read_content and self._content_started and not self._drops_outside:
             relay.content(self._content_firsts)
         else:
             relay.off()
@@ -429,10 +442,12 @@ class ModelOutputStream(_FeedSlot):
             self._end_open_call("the model's output ended inside them")
         elif held and place == self._read_reasoning:
             self._emit_reasoning(held)
+        elif held and place == self._read_content_block:
+            self._emit_content(held)
         elif place == self._read_section and not self._section_opener and not held.strip(self._markers.between_calls):
             pass  # blanks after a section's last call, its end marker left out: what closes calls, no content
         elif (place == self._read_content or place == self._read_section) and (held or self._section_opener):
-            self._emit_content(self._section_opener + held)
+            self._emit_outside(self._section_opener + held)
         # Otherwise (after a call's JSON) what is held began an end marker: nothing to say.
         return events
 
@@ -458,6 +473,14 @@ class ModelOutputStream(_FeedSlot):
             events.append(_new(ContentDelta, (text,)))
         if not self._content_started and text.strip(_BLANKS):
             self._content_started = True
+
+    def _emit_outside(self, text: str) -> None:
+        """Text outside the reasoning and the calls: content, or dropped where the format has a content block."""
+        if self._drops_outside:
+            if not self._content_started and text.strip(_BLANKS):
+                self._content_started = True
+            return
+        self._emit_content(text)
 
     def _emit_reasoning(self, text: str) -> None:
         events = self._events
@@ -548,12 +571,25 @@ class ModelOutputStream(_FeedSlot):
         found, marker = markers.find(text, position)
         end = found if found >= 0 else markers.held_from(text, position)
         if end > position:
-            self._emit_content(text[position:end])
+            self._emit_outside(text[position:end])
         if found < 0:
             self._held = text[end:]
             return len(text)
         self._content_started = True
         self._follow_marker(marker)
+        return found + len(marker)
+
+    def _read_content_block(self, text: str, position: int) -> int:
+        """Inside the content that one of ``content_begin`` opened: content up to one of ``content_end``."""
+        markers = self._markers.content_block
+        found, marker = markers.find(text, position)
+        end = found if found >= 0 else markers.held_from(text, position)
+        if end > position:
+            self._emit_content(text[position:end])
+        if found < 0:
+            self._held = text[end:]
+            return len(text)
+        self._read_place = self._read_content
         return found + len(marker)
 
     def _follow_marker(self, marker: str) -> None:
@@ -564,6 +600,8 @@ class ModelOutputStream(_FeedSlot):
             self._begin_call(marker)
         elif marker in self.format.section_begin:
             self._enter_section()
+        elif marker in self.format.content_begin:
+            self._read_place = self._read_content_block
         else:  # the end of a message (Harmony's), a reasoning block's end, an ignored marker
             self._read_place = self._read_content
 
@@ -708,7 +746,11 @@ class ModelOutputStream(_FeedSlot):
             self._open_message(header)
             return found + len(marker)
         name, call_id = self._read_name(header)
-        if format.name_chars is not None and (marker != format.header_end or not name):
+        if format.name_chars is not None and (
+            marker != format.header_end
+            or not name
+            or (format.header is not None and not format.header.fullmatch(header))
+        ):
             self._abandon_header("")
             return found
         call = _Call(name, call_id)
@@ -762,7 +804,7 @@ class ModelOutputStream(_FeedSlot):
         self._call_marker = ""
         self._leave_section()
         if text:
-            self._emit_content(text)
+            self._emit_outside(text)
 
     def _open_message(self, header: str) -> None:
         """A Harmony message's header is complete: a recipient makes the body a call's JSON arguments; else the
@@ -1143,6 +1185,9 @@ class ModelOutputStream(_FeedSlot):
             self._close_arguments()
             self._after_call()
             return position + len(marker) if marker == self.format.call_end else position
+        if self._parameters.lines:  # type: ignore[union-attr]
+            self._begin_parameter()  # a line's first character that is not blank begins its key
+            return position
         # Text that is no parameter: read past it to the next marker, and say so (unless the syntax passes it over).
         call = self._call
         if call is not None and call.error is None and not self._parameters.text_between_ignored:  # type: ignore[union-attr]
@@ -1175,6 +1220,11 @@ class ModelOutputStream(_FeedSlot):
             self._held = text[end:]
             return None, len(text)
         if marker != parameters.header_end:
+            if parameters.lines and self._read_place == self._read_parameter_header:
+                # A line without header_end (or the call's end after it): no parameter, passed over.
+                self._header = []
+                self._read_place = self._read_between_parameters
+                return None, found + len(marker) if marker == parameters.end else found
             return None, found + self._cut_call(marker)
         gathered = "".join(self._header)
         self._header = []

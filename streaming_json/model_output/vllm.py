@@ -48,6 +48,7 @@ from typing import Any, Callable, ClassVar, Optional
 from ._events import ModelOutputEvent
 from ._formats import FORMATS, ToolCallFormat
 from ._markers import Markers
+from ._response_template import compile_response_template
 from ._servers import PREFIX, format_markers, grouped, request_structural_tag, tool_definitions
 from ._stream import ModelOutputStream
 from ._structural_tags import has_structural_tag
@@ -338,6 +339,8 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
     engine_based_streaming = True
     begin: ClassVar[str] = "<think>"
     end: ClassVar[str] = "</think>"
+    content_begins: ClassVar[tuple[str, ...]] = ()
+    """Markers that open the content (a format's ``content_begin``): after the block's begin, the block is over."""
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         super().__init__(tokenizer, *args, **kwargs)
@@ -359,9 +362,10 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
         return found if isinstance(found, int) else None
 
     def _last_marker(self, input_ids: Sequence[int]) -> Optional[str]:
-        """Which of the markers comes last in the ids (the block's begin: it is open), or None."""
+        """Which of the markers comes last in the ids (the block's begin: it is open), or None; a content opener
+        after the begin counts as the end."""
         begin, end = self._token_id(self.begin), self._token_id(self.end)
-        if begin is not None and end is not None:
+        if begin is not None and end is not None and not self.content_begins:
             for token_id in reversed(input_ids):
                 if token_id == begin:
                     return self.begin
@@ -369,7 +373,8 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
                     return self.end
             return None
         text = self.model_tokenizer.decode(list(input_ids))
-        at_begin, at_end = text.rfind(self.begin), text.rfind(self.end)
+        at_begin = text.rfind(self.begin)
+        at_end = max(text.rfind(marker) for marker in (self.end, *self.content_begins))
         if at_begin < 0 and at_end < 0:
             return None
         return self.begin if at_begin > at_end else self.end
@@ -499,11 +504,21 @@ class StreamingJsonHfReasoningParser(StreamingJsonThinkReasoningParser):
     """``streaming_json_hf``: the reasoning block the served checkpoint's ``response_template`` names."""
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
-        reasoning = ToolCallFormat.from_response_template(tokenizer, "hf").reasoning
-        if reasoning is None:
+        self._template = compile_response_template(tokenizer, "hf")
+        format = ToolCallFormat.from_response_template(self._template)
+        if format.reasoning is None:
             raise ValueError("the checkpoint's response_template has no reasoning field")
-        self.begin, self.end = reasoning  # type: ignore[misc]  # this checkpoint's markers
+        self.begin, self.end = format.reasoning  # type: ignore[misc]  # this checkpoint's markers
+        self.content_begins = format.content_begin  # type: ignore[misc]
         super().__init__(tokenizer, *args, **kwargs)
+
+    def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
+        """A block that opens at the start of the text (ERNIE's ``(?:^|<think>\\s*)``): the output starts inside it
+        unless the prompt's tail (after the template's ``start_anchor``) closed it."""
+        if not self._template.reasoning_at_start:
+            super().adjust_initial_state_from_prompt(prompt_token_ids)
+        elif self._template.reasoning_open(self.model_tokenizer.decode(list(prompt_token_ids))):
+            self._reader.open()
 
 
 HF_PARSER_NAME = PREFIX + "hf"

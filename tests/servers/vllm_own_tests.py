@@ -658,13 +658,21 @@ _HF_CLASS = (
 )
 _HF_STARTUP_WORDING = (
     "vLLM's startup messages ('requires `response_template` metadata', 'Invalid response_template', 'tool_calls "
-    "field'): ours fails at startup too (ParserManager's TypeError), with our reading's own words"
+    "field'): ours fails at startup too (ParserManager's TypeError), in our reading's own words; and ours refuses a "
+    "template without a tool_calls field for the reasoning parser alone too ('response_template has no tool-call "
+    "field': the reasoning block is read from the compiled format, which needs one), where vLLM's takes it"
 )
 _REQUEST_STAND_IN = (
-    "adjust_request on the test's request stand-in (a SimpleNamespace): the Parser vLLM composes over ours reads the "
-    "request's structured outputs (extract_structured_outputs), which the stand-in lacks; and vLLM's template parser "
-    "refuses tool choices it cannot force (required, named, parallel_tool_calls=False, strict), a choice ours, which "
-    "reads whatever the model writes, does not make"
+    "adjust_request on the test's request stand-in (a SimpleNamespace with tools, tool_choice 'auto'): the "
+    "DelegatingParser vLLM composes over ours reads the request's structured outputs "
+    "(request.extract_structured_outputs()), which the stand-in lacks; and (the chat-template test) vLLM's hf "
+    "parser warns that a request's chat template is set, ours has no such warning"
+)
+_FORCED_BY_TAG = (
+    "vLLM's hf parser refuses the tool guarantees it cannot force without a grammar (required, named, "
+    "parallel_tool_calls=False, strict tools: VLLMValidationError); over ours, vLLM's DelegatingParser forces them "
+    "with our structural tag instead (and, on the test's request stand-in, fails first reading its structured "
+    "outputs)"
 )
 _GATE_WITHOUT_DECODING = (
     "vLLM's streaming reasoning gate matches the closer's token ids without decoding (the test fails on any "
@@ -681,9 +689,9 @@ _WHOLE_CALLS = (
 )
 _MALFORMED_DROPPED = (
     "vLLM's hf parser drops a call it cannot parse (text after the call's JSON, a call cut off, a call opened in the "
-    "prompt that closes malformed, a hyphenated name its \\w+ does not match) and every character of it; "
-    "transformers' parse raises there; ours reads the call as written and gives the text that is no call as "
-    "content (issue 20 counts dropped text as a loss)"
+    "prompt that closes malformed, a hyphenated name its \\w+ stops in) and every character of it; transformers' "
+    "parse raises there; ours reads the call as written (a name up to the arguments' '{', \\w+ or not) and gives "
+    "the text that is no call as content (issue 20 counts dropped text as a loss)"
 )
 _TOOL_CHOICE_NONE_TEXT = (
     "tool_choice 'none': vLLM's hf parser gives the call's raw text as content; the DelegatingParser vLLM composes "
@@ -713,13 +721,12 @@ HF_NOT_APPLICABLE = {
         _REQUEST_STAND_IN,
         "test_request_chat_template_is_honored_with_warning",
         "test_adjust_request_preserves_parser_delimiters_without_forcing_stop_text",
-        "test_unconstrained_tool_guarantees_are_rejected",
     ),
+    **_each(_RT, _FORCED_BY_TAG, "test_unconstrained_tool_guarantees_are_rejected"),
     **_each(_RT, _GATE_WITHOUT_DECODING, "test_streaming_reasoning_gate_matches_thinking_closer_without_decoding"),
     **_each(
         _RT,
         _HF_REFUSED,
-        "test_reasoning_gate_ends_at_content_opener_held_by_prompt",
         "test_response_template_takes_name_from_region_content",
         "test_response_template_applies_literal_transformed_name",
         "test_delimited_template_keeps_plain_content_and_tolerates_required_fields",
@@ -767,9 +774,6 @@ HF_STREAM_NEEDS = {
 # The templates of vLLM's tests that streaming_json_hf refuses: the test, and the field and feature the refusal names
 # (the test fails with ours on that ValueError).
 TEMPLATE_REFUSED = {
-    f"{_RT}::test_reasoning_gate_ends_at_content_opener_held_by_prompt": (
-        "content: a text field other than the content and the reasoning"
-    ),
     f"{_RT}::test_response_template_takes_name_from_region_content": (
         "tool_calls: a structured field without 'repeats' (one value, not a list of calls)"
     ),
