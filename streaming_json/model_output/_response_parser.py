@@ -13,7 +13,7 @@ streams (``"arguments"`` beside ``"text"``; the call's ``"index"`` and ``"name"`
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from ._events import ArgumentsDelta, ContentDelta, ReasoningDelta, ToolCallEnd, ToolCallStart
 from ._formats import ToolCallFormat
@@ -139,7 +139,7 @@ class ResponseParser:
                 return [chunk]
         return self._events(events) if events else []
 
-    def _refuse_feed(self, text: str) -> list[Any]:
+    def _refuse_feed(self, text: Union[str, bytes, bytearray, memoryview]) -> list[Any]:
         raise RuntimeError("ResponseParser already finalized")
 
     def finalize(self) -> tuple[dict[str, Any], list[dict[str, Any]]]:
