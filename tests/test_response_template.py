@@ -985,3 +985,59 @@ def test_a_framed_call_names_its_tool_and_arguments_under_keys_of_its_own(backen
             if event["type"] == "region_chunk" and event.get("index") == 0
         )
         assert "one line\\none line\\n" in before
+
+
+def _python_value(rng: random.Random, depth: int = 0) -> Any:
+    draw = rng.random()
+    if depth < 2 and draw < 0.15:
+        return [_python_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if depth < 2 and draw < 0.3:
+        return {f"k{at}": _python_value(rng, depth + 1) for at in range(rng.randint(0, 3))}
+    if draw < 0.5:
+        chars = ["a", " ", '"', "'", "\\", "\n", "\t", "é", "/", "(", ")", ",", "=", "]", "[", "<"]
+        return "".join(rng.choice(chars) for _ in range(rng.randint(0, 8)))
+    if draw < 0.65:
+        return rng.randint(-(10**6), 10**6)
+    if draw < 0.75:
+        return rng.choice([1.5, -0.25, 1e10, 2.5e-3])
+    return rng.choice([True, False, None])
+
+
+def _python_literal(rng: random.Random, value: Any, quotes: str) -> str:
+    """A value as a model writes it in a Python call: strings in JSON's quotes and escapes or Python's repr,
+    True/true, None/null."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=rng.random() < 0.5) if quotes == "json" else repr(value)
+    if isinstance(value, bool):
+        return rng.choice([str(value), str(value).lower()])
+    if value is None:
+        return rng.choice(["None", "null"])
+    if isinstance(value, list):
+        return "[" + ", ".join(_python_literal(rng, item, quotes) for item in value) + "]"
+    if isinstance(value, dict):
+        pairs = (
+            f"{_python_literal(rng, key, quotes)}: {_python_literal(rng, item, quotes)}" for key, item in value.items()
+        )
+        return "{" + ", ".join(pairs) + "}"
+    return json.dumps(value)
+
+
+def test_python_call_lists_read_as_transformers_reads_them(backend: ModuleType) -> None:
+    """Lists of calls written with every kind of value transformers' python-call-list grammar reads (strings in
+    either quotes, with escapes; numbers; True/true, None/null; nested lists and dicts), cut at random: the same
+    message."""
+    rng = random.Random(43)
+    compared = 0
+    for _ in range(200):
+        quotes = rng.choice(["json", "repr"])
+        calls = []
+        for index in range(rng.randint(1, 2)):
+            arguments = {f"a{at}": _python_value(rng) for at in range(rng.randint(0, 3))}
+            written = ", ".join(f"{key}={_python_literal(rng, value, quotes)}" for key, value in arguments.items())
+            calls.append(f"f{index}({written})")
+        text = "Hi\n<tool_calls>[" + ", ".join(calls) + "]</tool_calls><|im_end|>"
+        expected = chat_parsing.parse_response(text, PYTHON_CALL_LIST, prefix="")
+        message = read_message(backend, PYTHON_CALL_LIST, cut(text, rng))[0]
+        assert message == expected, text
+        compared += 1
+    assert compared == 200
