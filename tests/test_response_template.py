@@ -25,6 +25,7 @@ from streaming_json.model_output import (
     compile_response_template,
     read_response_template,
 )
+from streaming_json.model_output._structural_tags import structural_tag
 
 from .model_outputs import REAL_CALLS, tools_for
 from .strategies import examples
@@ -460,6 +461,9 @@ def test_a_list_of_calls_streams_each_calls_arguments(backend: ModuleType, templ
             assert "line one\\nline one\\n" in before
     format = ToolCallFormat.from_response_template(template)
     assert format.section_begin == (field["open"],) and format.section_end == (field["close"],)
+    # A server's structural tag writes the list's brackets inside the field's markers, as transformers reads it.
+    tag = json.dumps(structural_tag(format, [("write", {"type": "object", "properties": {}})]))
+    assert '{"type": "const_string", "value": "["}' in tag and '{"type": "const_string", "value": "]"}' in tag
 
 
 # gpt-oss's tool-call field as transformers' response-parsing tests write it: the name, then any text (.*?) up to
@@ -778,7 +782,25 @@ def _text_fields(**fields: Any) -> dict[str, Any]:
             "thinking",
             "text before the opener's marker",
         ),
-        (_text_fields(thinking={"open_pattern": r"<t>[^<]*<u>", "close": "</t>"}), "thinking", "a literal or a choice"),
+        (_text_fields(thinking={"open_pattern": r"<t>[^<]*<u>", "close": "</t>"}), "thinking", "but before its marker"),
+        (_text_fields(thinking={"open_pattern": r"[^<]*", "close": "</t>"}), "thinking", "an opener without a marker"),
+        (
+            {
+                "start_anchor": "<|im_start|>assistant\n",
+                "fields": {
+                    "content": {},
+                    "tool_calls": {
+                        "open_pattern": "[^<]*<c>",
+                        "close": "</c>",
+                        "repeats": True,
+                        "content": "json",
+                        "transform": {"type": "function", "function": "{content}"},
+                    },
+                },
+            },
+            "tool_calls",
+            "text before the opener's marker",
+        ),
     ],
 )
 def test_text_fields_the_engine_cannot_stream_are_refused_by_name(
@@ -811,8 +833,8 @@ QWEN3 = {
 }
 
 
-# Inkling's text fields as transformers' tests write them: each block's header optional before its marker, the
-# thinking and the answer kept as written and joined from every block; its calls here in Hermes' JSON.
+# Inkling's template as transformers' tests write it: each block's header optional before its marker, the thinking
+# and the answer kept as written and joined from every block, a call's name and arguments under its JSON's keys.
 _INKLING_BLOCK = r"(?:<\|message_model\|>)?[^<]*"
 INKLING = {
     "defaults": {"role": "assistant"},
@@ -833,11 +855,11 @@ INKLING = {
             "content_args": {"strip": False},
         },
         "tool_calls": {
-            "open": "<|content_invoke_tool_json|>",
+            "open_pattern": _INKLING_BLOCK + r"<\|content_invoke_tool_json\|>",
             "close": "<|end_message|>",
             "repeats": True,
             "content": "json",
-            "transform": {"type": "function", "function": "{content}"},
+            "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}},
         },
     },
 }
@@ -849,7 +871,7 @@ INKLING = {
         (
             "<|content_thinking|>Consider the weather.<|end_message|><|message_model|><|content_thinking|> Tokyo, "
             "probably.<|end_message|><|message_model|><|content_text|>Checking now.<|end_message|><|message_model|>"
-            'get_weather<|content_invoke_tool_json|>{"name": "get_weather", "arguments": {"city": "Tokyo"}}'
+            'get_weather<|content_invoke_tool_json|>{"name": "get_weather", "args": {"city": "Tokyo", "n": [1]}}'
             "<|end_message|><|content_model_end_sampling|>",
             "<|message_system|><|content_text|>Effort: 0.9<|end_message|><|message_model|>",
         ),
@@ -861,6 +883,7 @@ def test_inkling_blocks_join_into_the_thinking_and_the_answer(backend: ModuleTyp
     compiled = compile_response_template(INKLING)
     assert compiled.joined_fields == ("thinking", "content")
     assert compiled.format_fields["content_begin"] == ("<|content_text|>",)
+    assert compiled.format_fields["call_begin"] == "<|content_invoke_tool_json|>"
     _same_message_at_every_cut(backend, INKLING, output, prefix)
 
 
@@ -927,3 +950,119 @@ def test_an_opener_of_several_literals_that_does_not_match_is_content(backend: M
         for size in (1, 4, len(text)):
             pieces = [text[at : at + size] for at in range(0, len(text), size)]
             assert read_message(backend, spec, pieces)[0] == expected
+
+
+# A call between markers whose opener lets a header stand before its marker (Inkling's frames, as transformers'
+# response-parsing tests write them: (?:<|message_model|>)?[^<]*<|content_invoke_tool_json|>), its JSON object naming
+# the tool and the arguments under keys of its own ({content.name}, {content.args}); text outside the fields dropped.
+FRAMED_CALLS = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "<|message_model|>",
+    "fields": {
+        "content": {
+            "open_pattern": r"(?:<\|message_model\|>)?[^<]*<\|content_text\|>",
+            "close": "<|end_message|>",
+            "repeats": True,
+            "join": "",
+            "content_args": {"strip": False},
+        },
+        "tool_calls": {
+            "open_pattern": r"(?:<\|message_model\|>)?[^<]*<\|content_invoke_tool_json\|>",
+            "close": "<|end_message|>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": {"name": "{content.name}", "arguments": "{content.args}"}},
+        },
+    },
+}
+
+
+def test_a_framed_call_names_its_tool_and_arguments_under_keys_of_its_own(backend: ModuleType) -> None:
+    format = ToolCallFormat.from_response_template(FRAMED_CALLS)
+    assert (format.payload, format.call_begin, format.name_keys, format.arguments_keys) == (
+        "call",
+        "<|content_invoke_tool_json|>",
+        ("name",),
+        ("args",),
+    )
+    arguments = {"path": "a.txt", "text": "one line\n" * 30}
+    call = json.dumps({"name": "write", "args": arguments})
+    text = (
+        "assistant<|content_text|>Writing it.<|end_message|>"
+        f"<|message_model|>assistant<|content_invoke_tool_json|>{call}<|end_message|>"
+    )
+    expected = chat_parsing.parse_response(text, FRAMED_CALLS, prefix="")
+    assert expected["tool_calls"][0]["function"] == {"name": "write", "arguments": arguments}
+    for size in (1, 5, 31):
+        pieces = [text[at : at + size] for at in range(0, len(text), size)]
+        message, batches = read_message(backend, FRAMED_CALLS, pieces)
+        assert message == expected
+        closed_in = next(
+            at
+            for at, batch in enumerate(batches)
+            for event in batch
+            if event["type"] == "region_close" and event.get("index") == 0
+        )
+        before = "".join(
+            event["arguments"]
+            for batch in batches[:closed_in]
+            for event in batch
+            if event["type"] == "region_chunk" and event.get("index") == 0
+        )
+        assert "one line\\none line\\n" in before
+
+
+def _python_value(rng: random.Random, depth: int = 0) -> Any:
+    draw = rng.random()
+    if depth < 2 and draw < 0.15:
+        return [_python_value(rng, depth + 1) for _ in range(rng.randint(0, 3))]
+    if depth < 2 and draw < 0.3:
+        return {f"k{at}": _python_value(rng, depth + 1) for at in range(rng.randint(0, 3))}
+    if draw < 0.5:
+        chars = ["a", " ", '"', "'", "\\", "\n", "\t", "é", "/", "(", ")", ",", "=", "]", "[", "<"]
+        return "".join(rng.choice(chars) for _ in range(rng.randint(0, 8)))
+    if draw < 0.65:
+        return rng.randint(-(10**6), 10**6)
+    if draw < 0.75:
+        return rng.choice([1.5, -0.25, 1e10, 2.5e-3])
+    return rng.choice([True, False, None])
+
+
+def _python_literal(rng: random.Random, value: Any, quotes: str) -> str:
+    """A value as a model writes it in a Python call: strings in JSON's quotes and escapes or Python's repr,
+    True/true, None/null."""
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=rng.random() < 0.5) if quotes == "json" else repr(value)
+    if isinstance(value, bool):
+        return rng.choice([str(value), str(value).lower()])
+    if value is None:
+        return rng.choice(["None", "null"])
+    if isinstance(value, list):
+        return "[" + ", ".join(_python_literal(rng, item, quotes) for item in value) + "]"
+    if isinstance(value, dict):
+        pairs = (
+            f"{_python_literal(rng, key, quotes)}: {_python_literal(rng, item, quotes)}" for key, item in value.items()
+        )
+        return "{" + ", ".join(pairs) + "}"
+    return json.dumps(value)
+
+
+def test_python_call_lists_read_as_transformers_reads_them(backend: ModuleType) -> None:
+    """Lists of calls written with every kind of value transformers' python-call-list grammar reads (strings in
+    either quotes, with escapes; numbers; True/true, None/null; nested lists and dicts), cut at random: the same
+    message."""
+    rng = random.Random(43)
+    compared = 0
+    for _ in range(200):
+        quotes = rng.choice(["json", "repr"])
+        calls = []
+        for index in range(rng.randint(1, 2)):
+            arguments = {f"a{at}": _python_value(rng) for at in range(rng.randint(0, 3))}
+            written = ", ".join(f"{key}={_python_literal(rng, value, quotes)}" for key, value in arguments.items())
+            calls.append(f"f{index}({written})")
+        text = "Hi\n<tool_calls>[" + ", ".join(calls) + "]</tool_calls><|im_end|>"
+        expected = chat_parsing.parse_response(text, PYTHON_CALL_LIST, prefix="")
+        message = read_message(backend, PYTHON_CALL_LIST, cut(text, rng))[0]
+        assert message == expected, text
+        compared += 1
+    assert compared == 200

@@ -35,10 +35,6 @@ FIXTURE_FILES = ("test_chat_parsing.py",)
 _NO_CALLS = "response_template has no tool-call field: there is nothing for the engine to stream"
 REFUSED = {
     "test_chat_parsing.py": {
-        "inkling_template": (
-            "tool_calls: open_pattern '(?:<\\\\|message_model\\\\|>)?[^<]*<\\\\|content_invoke_tool_json\\\\|>': "
-            "regex beyond literals, \\s* and named groups"
-        ),
         "test_field_without_close_runs_to_end_of_stream": _NO_CALLS,
         "test_history_bleed_is_guarded_by_prefix_not_by_response_anchor": _NO_CALLS,
         "test_int_content_parser": "count: a structured field without 'repeats' (one value, not a list of calls)",

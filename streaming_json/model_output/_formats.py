@@ -183,6 +183,10 @@ class ToolCallFormat:
     """In a ``"call"`` object, the keys the arguments may come under (the first one present is read)."""
     separators: str = ""
     """Characters that may stand between calls in a section besides whitespace (Llama 3 joins them with ``;``)."""
+    section_brackets: bool = False
+    """Whether a section's calls, which begin with no marker, are a list between ``[`` and ``]`` (blanks around
+    them) inside its markers: read past as the separators are, and written by the structural tag (a
+    ``response_template``'s ``python-call-list``)."""
     bare_json_start: bool = False
     """Whether a JSON object as the first thing in the output opens a section of calls (Llama 3)."""
     output_section_begin: tuple[str, ...] = ()
@@ -242,6 +246,8 @@ class ToolCallFormat:
             raise ValueError(
                 "call_objects_after_begin and json_ends_header are for a format whose payload is 'arguments'"
             )
+        if self.section_brackets and (self.call_begin is not None or not self.section_begin):
+            raise ValueError("section_brackets is for a section whose calls begin with no marker")
         if self.channels is not None and (self.payload != "arguments" or self.call_begin is None):
             raise ValueError("a format of messages with channels reads JSON arguments, each message after call_begin")
         if self.reasoning is not None and (len(self.reasoning) != 2 or not all(self.reasoning)):

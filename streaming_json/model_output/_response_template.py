@@ -33,7 +33,8 @@ and a ``close`` anchor (a literal, a list of literals, or a regex), its body rea
     (``"parameters"`` payload of lines: a line's first character begins its key, a line without the separator is
     passed over);
   - ``json`` transformed to ``{"type": "function", "function": {"name": "{content.K}", "arguments":
-    "{content.K}"}}``: call objects whose name and arguments are under those keys (``"call"`` payload);
+    "{content.K}"}}``: call objects whose name and arguments are under those keys (``"call"`` payload), the
+    opener's marker perhaps after text that may stand before it, as a text field's (Inkling);
   - ``json``, the name in the opener followed by ``.*?`` and a literal, that transform: the arguments' JSON after a
     header (``"arguments"`` payload: gpt-oss's ``to=functions.NAME ... <|message|>``).
 
@@ -164,6 +165,7 @@ def read_response_template(source: Any) -> dict[str, Any]:
 # --- Anchors: literals, blanks and named groups -------------------------------------------------------------------
 
 _LITERAL, _BLANKS, _GROUP, _CHOICE, _START, _SKIP = "literal", "blanks", "group", "choice", "start", "skip"
+_BEFORE = "before"
 _NEGATED_CLASS_RUN = re.compile(r"\[\^(?:\\.|[^\]\\])+\]\*")  # [^<]*
 
 
@@ -171,15 +173,13 @@ def _refuse(field: str, feature: str) -> ValueError:
     return ValueError(f"response_template field {field!r}: {feature} cannot be streamed")
 
 
-def _anchor(
-    field: str, spec: dict[str, Any], literal_key: str, pattern_key: str, skips: bool = False
-) -> Optional[list[tuple[str, Any]]]:
+def _anchor(field: str, spec: dict[str, Any], literal_key: str, pattern_key: str) -> Optional[list[tuple[str, Any]]]:
     """An anchor as parts: (literal, text), (blanks, None) for ``\\s*`` (and ``\\n?``), (group, (name, pattern))
     for a named group, (choice, literals) for an alternation of literals, (skip, None) for ``.*?`` (any text up to
-    what follows); (start, None) for ``(?:^|...)``, the start of the text or what follows; with ``skips`` (a text
-    field's opener), (skip, None) too for an optional group of literals or a run of a negated class, text that may
-    stand before a marker (Inkling's ``(?:<\\|message_model\\|>)?[^<]*``). None where the field has no such anchor
-    (a ``\\Z`` closer: the text's end)."""
+    what follows); (start, None) for ``(?:^|...)``, the start of the text or what follows; (before, None) for an
+    optional group of literals or a run of a negated class, text that may stand before a marker (Inkling's
+    ``(?:<\\|message_model\\|>)?[^<]*``: the field loop takes it before an opener only). None where the field has
+    no such anchor (a ``\\Z`` closer: the text's end)."""
     if literal_key in spec:
         raw = spec[literal_key]
         literals = [raw] if isinstance(raw, str) else list(raw)
@@ -214,9 +214,9 @@ def _anchor(
             flush()
             parts.append((_SKIP, None))
             position += 3
-        elif skips and _NEGATED_CLASS_RUN.match(pattern, position):
+        elif _NEGATED_CLASS_RUN.match(pattern, position):
             flush()
-            parts.append((_SKIP, None))
+            parts.append((_BEFORE, None))
             position = _NEGATED_CLASS_RUN.match(pattern, position).end()  # type: ignore[union-attr]
         elif pattern.startswith("(?P<", position) or pattern.startswith("(?:", position):
             flush()
@@ -225,9 +225,9 @@ def _anchor(
             body = pattern[body_start:body_end]
             if pattern[position + 2] == "P":
                 parts.append((_GROUP, (pattern[position + 4 : body_start - 1], body)))
-            elif skips and pattern.startswith("?", body_end + 1):
+            elif pattern.startswith("?", body_end + 1):
                 _choice(field, pattern_key, pattern, _alternatives(body))  # literals, else refused
-                parts.append((_SKIP, None))
+                parts.append((_BEFORE, None))
                 body_end += 1
             else:
                 parts.extend(_choice(field, pattern_key, pattern, _alternatives(body)))
@@ -362,8 +362,17 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
             joined.append(field)
         elif spec.get("repeats") and is_text:
             raise _refuse(field, "a text field that repeats without 'join' (a list of its regions)")
-        opener = _anchor(field, spec, "open", "open_pattern", skips=is_text)
+        opener = _anchor(field, spec, "open", "open_pattern")
         closer = _anchor(field, spec, "close", "close_pattern")
+        if opener and opener[0][0] == _BEFORE:  # (?:<\|message_model\|>)?[^<]*<\|content_text\|>
+            text_before_opener.append(field)
+            while opener and opener[0][0] in (_BEFORE, _SKIP):
+                opener = opener[1:]
+            if not opener:
+                raise _refuse(field, "an opener without a marker")
+        for anchor, key in ((opener, "open_pattern"), (closer, "close_pattern")):
+            if anchor and any(kind == _BEFORE for kind, _ in anchor):
+                raise _refuse(field, f"{key} {spec[key]!r}: an optional group or a [^...]* run but before its marker")
         if opener is None:  # the content: what no other field holds
             if not is_text:
                 raise _refuse(field, f"a field without an opener read as {content!r} or transformed")
@@ -382,10 +391,6 @@ def compile_response_template(source: Any, name: str = "response_template") -> R
                     content_closers += (value,) if kind == _LITERAL else value
             continue
         if is_text:
-            if opener[0][0] == _SKIP:  # (?:<\|message_model\|>)?[^<]*<\|content_text\|>
-                text_before_opener.append(field)
-                while opener and opener[0][0] == _SKIP:
-                    opener = opener[1:]
             if field == "content":  # the content between anchors of its own: text outside every field is dropped
                 if content_field is not None:
                     raise _refuse(field, "a content field with an opener beside a field without one")
@@ -591,9 +596,9 @@ def _compile_call_list(
         data.update(payload="call", name_keys=(keys[0],), arguments_keys=(keys[1],))
         return data
     if content == "python-call-list" and not args and keys == ["name", "arguments"]:
-        # The pythonic literal: name(key=value, ...) calls joined by commas, between [ and ] (passed over as the
-        # commas are: the engine reads the calls, not the list's brackets).
-        data.update(payload="literal", literal="python", name_chars="python", separators=",[]", header_end="(")
+        # The pythonic literal: name(key=value, ...) calls joined by commas, between [ and ] (section_brackets).
+        data.update(payload="literal", literal="python", name_chars="python", separators=",", header_end="(")
+        data["section_brackets"] = True
         data["header"] = re.compile(r"\s*(?P<name>.*?)\s*", re.DOTALL)
         return data
     raise _refuse(field, f"'transform_each' over the content parser {content!r} with content_args {args!r}")

@@ -136,7 +136,7 @@ class _Markers:
         header_ends = (format.header_end, format.empty_call_end, first_parameter, json_start)
         self.header = Markers(*header_ends, *self.stops.markers)
         self.after_json = Markers(format.arguments_end, *self.stops.markers)
-        self.between_calls = _BLANKS + format.separators
+        self.between_calls = _BLANKS + format.separators + ("[]" if format.section_brackets else "")
         # A piece with none of these characters holds no marker, nor the beginning of one (feed's fast paths).
         self.content_firsts = _firsts(self.content)
         self.stop_firsts = _firsts(self.stops)

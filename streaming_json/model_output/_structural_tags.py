@@ -591,6 +591,7 @@ def structural_tag(
         section_begin = (format.section_begin or format.output_section_begin)[0]
         section_end = format.section_end[0] if format.section_end else ""
         array = format.call_begin is None and format.payload == "call" and not format.separators
+        array = array or format.section_brackets  # (a list of the pythonic literal's calls)
         separators = "," if array else format.separators
         inner = _section_calls(format, calls, separators, single)
         if array:  # call objects in a JSON array (Mistral's older spelling, Granite, Cohere)

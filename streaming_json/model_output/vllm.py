@@ -48,6 +48,7 @@ from typing import Any, Callable, ClassVar, Optional
 from ._events import ModelOutputEvent
 from ._formats import FORMATS, ToolCallFormat
 from ._markers import Markers
+from ._response_template import compile_response_template
 from ._servers import PREFIX, format_markers, grouped, request_structural_tag, tool_definitions
 from ._stream import ModelOutputStream
 from ._structural_tags import has_structural_tag
@@ -503,12 +504,21 @@ class StreamingJsonHfReasoningParser(StreamingJsonThinkReasoningParser):
     """``streaming_json_hf``: the reasoning block the served checkpoint's ``response_template`` names."""
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
-        format = ToolCallFormat.from_response_template(tokenizer, "hf")
+        self._template = compile_response_template(tokenizer, "hf")
+        format = ToolCallFormat.from_response_template(self._template)
         if format.reasoning is None:
             raise ValueError("the checkpoint's response_template has no reasoning field")
         self.begin, self.end = format.reasoning  # type: ignore[misc]  # this checkpoint's markers
         self.content_begins = format.content_begin  # type: ignore[misc]
         super().__init__(tokenizer, *args, **kwargs)
+
+    def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
+        """A block that opens at the start of the text (ERNIE's ``(?:^|<think>\\s*)``): the output starts inside it
+        unless the prompt's tail (after the template's ``start_anchor``) closed it."""
+        if not self._template.reasoning_at_start:
+            super().adjust_initial_state_from_prompt(prompt_token_ids)
+        elif self._template.reasoning_open(self.model_tokenizer.decode(list(prompt_token_ids))):
+            self._reader.open()
 
 
 HF_PARSER_NAME = PREFIX + "hf"

@@ -155,3 +155,41 @@ def test_vllms_own_template_tests_pass_with_streaming_json_hf_in_place(
         assert f"response_template field '{field}': {what} cannot be streamed" in ours[test]["message"], test
     print()
     print(vllm_own_tests.table(theirs, ours, {"hf": TEMPLATE_TESTS}))
+
+
+# ERNIE 4.5's template (transformers' response-parsing tests' fixture): its reasoning opens at the start of the text,
+# its answer between markers of its own.
+ERNIE = {
+    "defaults": {"role": "assistant"},
+    "start_anchor": "Assistant:",
+    "fields": {
+        "thinking": {"open_pattern": r"(?:^|<think>\s*)", "close": "</think>", "content": "text"},
+        "content": {"open": "<response>\n", "close_pattern": r"\n?</response>", "content": "text"},
+        "tool_calls": {
+            "open": "<tool_call>",
+            "close": "</tool_call>",
+            "repeats": True,
+            "content": "json",
+            "transform": {"type": "function", "function": "{content}"},
+        },
+    },
+}
+
+
+def test_the_reasoning_parser_opens_the_block_at_the_start_and_ends_it_at_the_contents_opener() -> None:
+    carrying = copy.copy(tokenizer())
+    carrying.response_template = ERNIE
+
+    def ids(text: str) -> list[int]:
+        return list(carrying.encode(text, add_special_tokens=False))
+
+    output = "The user greets me.</think>\n\n<response>\nHello!\n</response>"
+    opened = ours.StreamingJsonHfReasoningParser(carrying)
+    opened.adjust_initial_state_from_prompt(ids("User: Hi\nAssistant:"))
+    assert opened.extract_reasoning(output, None) == ("The user greets me.", "\n\n<response>\nHello!\n</response>")
+    closed = ours.StreamingJsonHfReasoningParser(carrying)
+    closed.adjust_initial_state_from_prompt(ids("User: Hi\nAssistant: Done.</think>\n"))
+    assert closed.extract_reasoning("<response>\nHi\n</response>", None) == (None, "<response>\nHi\n</response>")
+    # The block is over where the content's opener follows its begin, as where its end marker does.
+    assert opened.is_reasoning_end(ids("Assistant:<think>Plan.\n<response>\nHi"))
+    assert not opened.is_reasoning_end(ids("Assistant:<think>Plan."))
