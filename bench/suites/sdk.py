@@ -347,6 +347,7 @@ def measure(
     building = {f"build-{api}-{shape}": Result() for api, shape in READINGS}
 
     def round_case(round_number: int) -> Round:
+        gc.unfreeze()  # the last round's events: freed once nothing holds them
         built: dict[tuple[str, str], list[tuple[Any, Optional[str]]]] = {}
         if prebuilt or round_number < repeats:
             for api, shape in READINGS:
@@ -357,16 +358,23 @@ def measure(
                 if prebuilt:
                     built[shape, api] = events_built
                 del events_built
+        # The round's events live all round: out of the collector's reach (gc.freeze), the collection before each
+        # contender does not walk them (millions of objects at 100 KB: seconds a collection), nor does one that the
+        # readers' allocations set off while timed.
+        gc.freeze()
         return Round(stream, build, built if prebuilt else None)
 
-    results = harness.measure(
-        contenders,
-        rounds=max(repeats, fast_repeats),
-        cap=cap,
-        expected=json.loads(stream.text),
-        check_every_run=True,  # a helper could change the objects it shares with the others
-        round_case=round_case,
-    )
+    try:
+        results = harness.measure(
+            contenders,
+            rounds=max(repeats, fast_repeats),
+            cap=cap,
+            expected=json.loads(stream.text),
+            check_every_run=True,  # a helper could change the objects it shares with the others
+            round_case=round_case,
+        )
+    finally:
+        gc.unfreeze()
     return {**results, **building}
 
 

@@ -35,7 +35,7 @@ Step = Union[str, int]
 # One step of a normalized path: .name, [index], ['name'] or ["name"].
 _STEP = re.compile(r"""\.([^.\[\]'"]+)|\[(\d+)\]|\['((?:[^'\\]|\\.)*)'\]|\["((?:[^"\\]|\\.)*)"\]""")
 # json's own string encoder, in C where json has its speedups: a piece costs about a dict lookup, escapes or not.
-_encode_string: Callable[[str], str] = json.encoder.encode_basestring
+encode_string: Callable[[str], str] = json.encoder.encode_basestring
 _paths: dict[str, Optional[tuple[Step, ...]]] = {}
 
 
@@ -75,7 +75,7 @@ def parse_path(path: str) -> Optional[tuple[Step, ...]]:
 
 def escaped(piece: str) -> str:
     """A piece of a string as it goes between the quotes of JSON text (``json.dumps``' escapes, non-ASCII as is)."""
-    return _encode_string(piece)[1:-1]
+    return encode_string(piece)[1:-1]
 
 
 def scalar_text(value: Any) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional
 
 from ._fields import get_field, get_items, get_key
-from ._paths import ArgumentsWriter, escaped
+from ._paths import ArgumentsWriter, encode_string
 from ._structured_output import StructuredOutput
 from ._tool_calls import LiveToolCall, ToolCallAccumulator, at_length_limit, unique
 
@@ -113,7 +113,8 @@ class GeminiToolCalls(ToolCallAccumulator[Any]):
         if plain and type(piece) is str and not call.done:
             if not piece:
                 return []
-            call.arguments = call._append_piece(escaped(piece))
+            # The piece escaped as between a string's quotes (``_paths.escaped``, inline: a call a piece costs a frame)
+            call.arguments = call._append_piece(encode_string(piece)[1:-1])
             return [call]
         return self._feed(chunk)
 
