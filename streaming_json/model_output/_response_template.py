@@ -543,6 +543,7 @@ def _compile_calls(
                 "escapes": False,
                 "python": False,
                 "key_end": re.compile(r"[:,{}\[\]" + re.escape("".join({q[0] for q in quotes})) + "]"),
+                "schema_types_bare_values": False,  # transformers casts strings only (its _coerce_tool_calls)
             },
         )
         return data

@@ -697,15 +697,6 @@ _TOOL_CHOICE_NONE_TEXT = (
     "tool_choice 'none': vLLM's hf parser gives the call's raw text as content; the DelegatingParser vLLM composes "
     "over ours sends neither the call nor its text"
 )
-_GEMMA4_END_OF_TURN = (
-    "compares with vLLM's Gemma 4 parser, in this run ours (streaming_json_gemma4), which keeps Gemma's end of turn "
-    "<turn|> in content ('Hello<turn|>'; vLLM's serving drops it from the text as a special token by default) where "
-    "streaming_json_hf, reading the template, ends the content at it ('Hello')"
-)
-_NULL_FOR_STRING = (
-    "a bare null for a parameter typed string: transformers and vLLM keep null; ours types it by the schema as the "
-    "string 'null'"
-)
 _OPENER_ACROSS_PROMPT = (
     "a reasoning opener cut between the prompt and the output ('<|chan' then 'nel>thought\\n'): ours reads the "
     "prompt's ids for an open block, not for the start of a marker, and gives the output as content"
@@ -757,18 +748,6 @@ HF_STREAM_NEEDS = {
         "test_reasoning_gate_honors_disabled_and_repeated_thinking",
     ),
     **_each(_RT, _TOOL_CHOICE_NONE_TEXT, "test_tool_choice_none_preserves_raw_call_as_content"),
-    **_each(
-        _RT,
-        _GEMMA4_END_OF_TURN,
-        "test_gemma4_response_template_matches_registered_parser[content]",
-        "test_gemma4_response_template_matches_registered_parser[reasoning]",
-        "test_gemma4_response_template_streaming_matches_registered_parser[1-reasoning_then_content]",
-        "test_gemma4_response_template_streaming_matches_registered_parser[7-reasoning_then_content]",
-        "test_gemma4_response_template_streaming_matches_registered_parser[10000-reasoning_then_content]",
-        "test_gemma4_response_template_prompt_state_matches_registered_parser",
-        "test_gemma4_response_template_reasoning_suppression_matches_registered_parser",
-    ),
-    **_each(_RT, _NULL_FOR_STRING, "test_metadata_parser_keeps_already_decoded_nullable_values"),
     **_each(_RT, _OPENER_ACROSS_PROMPT, "test_streaming_prefill_is_state_only[completed_partial_delimiter]"),
 }
 # The templates of vLLM's tests that streaming_json_hf refuses: the test, and the field and feature the refusal names
@@ -803,7 +782,6 @@ READS_DIFFER = {
         "test_non_streaming_malformed_call_is_dropped",
         "test_prefilled_malformed_call_is_dropped",
     ),
-    **_each(_RT, _NULL_FOR_STRING, "test_metadata_parser_keeps_already_decoded_nullable_values"),
     **_each(
         _RT,
         "a call to a tool the request does not have: transformers and vLLM read its arguments; ours, given tools=, "
