@@ -703,6 +703,12 @@ def _same_message_at_every_cut(backend: ModuleType, spec: dict[str, Any], output
         ("Cut off in the thinking", ""),
         ("</think>\n\n" + _ERNIE_CALL + "<response>\nLeft open", "User: Hi\nAssistant: <think>Earlier"),
         ("Weather?</think>" + _ERNIE_CALL + _ERNIE_CALL.replace("Paris", "Rome"), "User: Hi\nAssistant:"),
+        # Another field's opener at the very start wins over the block's (transformers takes the longer match there).
+        ("<response>\nNo thinking today.\n</response>", ""),
+        (_ERNIE_CALL + "\n</s>", "User: Hi\nAssistant:"),
+        ("Hi\n</response>", "User: Hi\nAssistant:<response>\n"),
+        ("<respond>ing is a thought</think><response>\nOK\n</response>", ""),
+        ("<resp", ""),
     ],
 )
 def test_ernie_reasoning_from_the_start_and_the_answer_between_its_markers(
