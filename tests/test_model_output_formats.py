@@ -767,6 +767,18 @@ def test_gemma4_values_by_their_syntax_or_their_schema(backend: ModuleType) -> N
     assert error is None and value["n"] == "3" and value["s"] == 3106 or error.startswith("Tool call parameter 's'")
 
 
+def test_gemma4_end_of_turn_is_no_content(backend: ModuleType) -> None:
+    """Gemma's end of turn (and a tool response's opener, <eos>) ends the content and is no part of it: vLLM's Gemma 4
+    engine drops them, and the checkpoints' response_template closes the content there (streaming_json_hf)."""
+    text = '<|channel>thought\nplan<channel|>Hello<turn|><|tool_call>call:f{a:<|"|>x<turn|><|"|>}<tool_call|><eos>'
+    expected = [ReasoningDelta("plan"), ContentDelta("Hello")]
+    for pieces in cuts_of(text, "gemma4", 4).values():
+        events = merged(read_all(stream_of(backend, "gemma4"), pieces))
+        assert events[:2] == expected, pieces
+        assert [event.kind for event in events[2:]] == ["start", "arguments", "end"], pieces
+        assert events[-1].arguments == {"a": "x<turn|>"} and events[-1].error is None  # a string's text is kept
+
+
 def test_pythonic_values_are_python_literals(backend: ModuleType) -> None:
     text = (
         "[get_weather(city='Tokyo', days=3, metric=True, note=None, ratio=-1.5, tags=('a', \"b\"), "

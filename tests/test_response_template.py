@@ -237,6 +237,31 @@ def test_a_prompt_ending_inside_the_thinking_block_opens_the_output_there(backen
     assert stream.feed("Thinking</think>Hi")[0].kind == "reasoning"
 
 
+def test_a_schema_types_the_quoted_strings_of_a_json_template_not_its_bare_values(backend: ModuleType) -> None:
+    """transformers casts the strings a call's JSON holds by the tool's schema, never a value JSON decoded: a bare
+    null, number or true for a string parameter stays what it is (vLLM's hf parser likewise); the stream given the
+    tools and the drop-in read them so (where our gemma4 format types them as raw text, as vLLM's Gemma 4 engine)."""
+    spec = FALLBACKS["gemma4"]
+    properties = {key: {"type": "string"} for key in ("label", "n", "flag")}
+    properties["count"] = {"type": "integer"}
+    tools = [{"type": "function", "function": {"name": "configure", "parameters": {"properties": properties}}}]
+    text = '<|tool_call>call:configure{label:null,n:3,flag:true,count:<|"|>7<|"|>}<tool_call|><turn|>'
+    expected = chat_parsing.parse_response(text, spec, prefix="", tools=tools)
+    arguments = {"label": None, "n": 3, "flag": True, "count": 7}
+    assert expected["tool_calls"][0]["function"]["arguments"] == arguments
+    format = ToolCallFormat.from_response_template(spec)
+    for size in (1, 3, len(text)):
+        pieces = [text[at : at + size] for at in range(0, len(text), size)]
+        assert read_message(backend, spec, pieces, tools=tools)[0] == expected
+        stream = ModelOutputStream(format, tools=tools, parser_class=backend.StreamingJsonParser)
+        events = [event for piece in pieces for event in stream.feed(piece)] + stream.finish()
+        (end,) = [event for event in events if isinstance(event, ToolCallEnd)]
+        assert (end.arguments, end.error) == (arguments, None)
+    gemma = ModelOutputStream("gemma4", tools=tools, parser_class=backend.StreamingJsonParser)
+    (end,) = [event for event in gemma.feed(text) + gemma.finish() if isinstance(event, ToolCallEnd)]
+    assert end.arguments == {"label": "null", "n": "3", "flag": "true", "count": 7}
+
+
 def test_reading_the_template_from_where_it_lives(tmp_path: Any) -> None:
     spec = FALLBACKS["gemma4"]
     config = tmp_path / "tokenizer_config.json"
@@ -678,6 +703,12 @@ def _same_message_at_every_cut(backend: ModuleType, spec: dict[str, Any], output
         ("Cut off in the thinking", ""),
         ("</think>\n\n" + _ERNIE_CALL + "<response>\nLeft open", "User: Hi\nAssistant: <think>Earlier"),
         ("Weather?</think>" + _ERNIE_CALL + _ERNIE_CALL.replace("Paris", "Rome"), "User: Hi\nAssistant:"),
+        # Another field's opener at the very start wins over the block's (transformers takes the longer match there).
+        ("<response>\nNo thinking today.\n</response>", ""),
+        (_ERNIE_CALL + "\n</s>", "User: Hi\nAssistant:"),
+        ("Hi\n</response>", "User: Hi\nAssistant:<response>\n"),
+        ("<respond>ing is a thought</think><response>\nOK\n</response>", ""),
+        ("<resp", ""),
     ],
 )
 def test_ernie_reasoning_from_the_start_and_the_answer_between_its_markers(

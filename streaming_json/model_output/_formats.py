@@ -113,6 +113,11 @@ class LiteralSyntax:
         ("null", "null"),
     )
     """Bare words and the JSON they stand for."""
+    schema_types_bare_values: bool = True
+    """Whether a parameter's schema types a bare value (not in quotes) as raw text, as vLLM's Gemma 4 engine does
+    (``label:null`` for a string parameter is ``"null"``, ``n:3`` is ``"3"``); else a bare value is what the syntax
+    says (``null``, ``3``) whatever the schema, which types quoted strings only: transformers' rule for a
+    ``response_template``'s ``json`` content (it casts the strings the model wrote, never a decoded value)."""
 
 
 @dataclass(frozen=True)
@@ -557,7 +562,9 @@ for _format in (
     ),
     # Gemma 4: <|tool_call>call:NAME{key:<|"|>text<|"|>,n:3}<tool_call|>, an object literal with <|"|> as the string
     # quote and bare keys; reasoning in <|channel>thought\n...<channel|> (vLLM 0.33 vllm/parser/gemma4.py, which also
-    # reads a bare ":NAME{" opener).
+    # reads a bare ":NAME{" opener). The end of a turn (<turn|>, <|tool_response>, <eos>: the content's closers in the
+    # checkpoints' response_template) is dropped from content, as vLLM's engine drops Gemma's special tokens and as
+    # streaming_json_hf reading that template does.
     ToolCallFormat(
         "gemma4",
         "literal",
@@ -575,6 +582,7 @@ for _format in (
         ),
         reasoning=("<|channel>thought\n", "<channel|>"),
         calls_end_reasoning=True,
+        ignored_markers=("<turn|>", "<|tool_response>", "<eos>"),
     ),
     # gpt-oss (Harmony): messages. The output begins in the first one's header (the prompt ends with
     # <|start|>assistant); <|channel|>analysis<|message|>...<|end|> is reasoning; <|channel|>commentary

@@ -110,21 +110,37 @@ class ResponseParser:
         """The format the engine reads."""
         self._properties = _tool_properties(tools)
         self._typed_payload = self.format.payload != "parameters"  # JSON's own types (transformers' "typed")
-        self._stream = ModelOutputStream(
-            self.format,
-            tools=tools if self._properties else None,
-            reasoning_open=compiled.reasoning_at_start,  # the prompt's tail, fed first, is the block's first text
-            parser_class=parser_class,
-        )
+        self._stream_options = {"tools": tools if self._properties else None, "parser_class": parser_class}
+        self._stream = ModelOutputStream(self.format, **self._stream_options)
         self._output: dict[str, Any] = json.loads(json.dumps(compiled.defaults))
         self._field: Optional[str] = None  # the open region: a field's name, or None
         self._text: list[str] = []  # its text so far
         self._chunks: dict[int, dict[str, Any]] = {}  # the calls open, by index: each one's region_chunk, text to set
         self._feed_stream = self._stream.feed  # finalize() puts _refuse_feed here
         self._finalized = False
+        # A reasoning block that opens at the start of the text (ERNIE's (?:^|<think>\s*)) opens there unless another
+        # field's opener stands at the very start (transformers takes the longer match there): the text's start is
+        # held until it says which, then the stream is made inside the block or not.
+        self._start_held = ""
+        self._start_openers: tuple[str, ...] = ()
+        if compiled.reasoning_at_start:
+            format = self.format
+            openers = (*format.content_begin, format.call_begin, *format.section_begin, *format.output_section_begin)
+            self._start_openers = tuple(opener for opener in openers if opener)
+            self._feed_stream = self._feed_start
         self.initial_events: list[dict[str, Any]] = []
         if prefix:
-            self.initial_events = self._events(self._stream.feed(compiled.prompt_tail(prefix)))
+            self.initial_events = self._events(self._feed_stream(compiled.prompt_tail(prefix)))
+
+    def _feed_start(self, text: Union[str, bytes, bytearray, memoryview], at_end: bool = False) -> list[Any]:
+        """The text's start, until it says whether the reasoning block opens there (see ``__init__``)."""
+        held = self._start_held = self._start_held + str(text)
+        if not at_end and any(len(held) < len(opener) and opener.startswith(held) for opener in self._start_openers):
+            return []
+        inside = not any(held.startswith(opener) for opener in self._start_openers)
+        self._stream = ModelOutputStream(self.format, reasoning_open=inside, **self._stream_options)
+        self._feed_stream = self._stream.feed
+        return self._stream.feed(held)
 
     def feed(self, text: str) -> list[dict[str, Any]]:
         """The events that ``text``, the next piece of the output, completes."""
@@ -147,8 +163,9 @@ class ResponseParser:
         if self._finalized:
             raise RuntimeError("ResponseParser already finalized")
         self._finalized = True
+        started = self._feed_start("", at_end=True) if self._feed_stream == self._feed_start else []
         self._feed_stream = self._refuse_feed
-        events = self._events(self._stream.finish())
+        events = self._events(started + self._stream.finish())
         self._close(events, at_end=True)
         defaults = self.template.defaults
         self._output = {

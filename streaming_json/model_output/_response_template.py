@@ -110,7 +110,9 @@ class ResponseTemplate:
     """The text fields whose regions join into one value (``"join": ""``): each region's text after the last's."""
     reasoning_at_start: bool = False
     """Whether the reasoning block opens at the start of the text (ERNIE's ``(?:^|<think>\\s*)``): the stream starts
-    inside it (``ModelOutputStream(..., reasoning_open=True)``), the prompt's tail its first text."""
+    inside it (``ModelOutputStream(..., reasoning_open=True)``), the prompt's tail its first text, unless another
+    field's opener stands at the very start (transformers takes the longer match there; :class:`ResponseParser`
+    holds the start until it says which)."""
 
     def prompt_tail(self, prompt: str) -> str:
         """What of ``prompt`` belongs to the assistant's message: the text after the last ``start_anchor`` (all of
@@ -541,6 +543,7 @@ def _compile_calls(
                 "escapes": False,
                 "python": False,
                 "key_end": re.compile(r"[:,{}\[\]" + re.escape("".join({q[0] for q in quotes})) + "]"),
+                "schema_types_bare_values": False,  # transformers casts strings only (its _coerce_tool_calls)
             },
         )
         return data

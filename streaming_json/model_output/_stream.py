@@ -1135,12 +1135,14 @@ class ModelOutputStream(_FeedSlot):
         self._emit_arguments(call, found)
 
     def _gemma_json(self, text: str, types: Optional[frozenset[str]]) -> Optional[str]:
-        """A Gemma 4 value kept whole: without a schema, by its own syntax (a bare word a number, a name or a
-        string); with one, a bare word typed as raw text, a nested value where its kind is among the types (else
-        its text, where a string is)."""
+        """A Gemma 4 value kept whole: without a schema (or where the syntax says ``schema_types_bare_values`` is
+        off), by its own syntax (a bare word a number, a name or a string); with one, a bare word typed as raw text,
+        a nested value where its kind is among the types (else its text, where a string is)."""
         literal = self._literal
         assert literal is not None
         stripped = text.strip(_BLANKS)
+        if not literal.schema_types_bare_values:
+            types = None  # what the syntax says, whatever the schema
         if stripped[:1] in ("{", "["):
             found = gemma_literal_json(stripped, literal.quotes[0], self._markers.names)
             if types is None or found is None:
