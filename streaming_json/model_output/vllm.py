@@ -372,7 +372,10 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
                 if token_id == end:
                     return self.end
             return None
-        text = self.model_tokenizer.decode(list(input_ids))
+        return self._last_marker_in(self.model_tokenizer.decode(list(input_ids)))
+
+    def _last_marker_in(self, text: str) -> Optional[str]:
+        """Which of the markers comes last in ``text``, as ``_last_marker`` says."""
         at_begin = text.rfind(self.begin)
         at_end = max(text.rfind(marker) for marker in (self.end, *self.content_begins))
         if at_begin < 0 and at_end < 0:
@@ -440,13 +443,25 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
 class _ThinkReader:
     """The reasoning block at the start of an output, read in pieces: ``read(piece)`` gives (reasoning, content)."""
 
-    __slots__ = ("begin", "end", "_begin", "_end", "_place", "_held", "opened_by_prompt", "opened_unless", "_unless")
+    __slots__ = (
+        "begin",
+        "end",
+        "_begin",
+        "_end",
+        "_place",
+        "_held",
+        "_held_from_prompt",
+        "opened_by_prompt",
+        "opened_unless",
+        "_unless",
+    )
 
     def __init__(self, begin: str, end: str) -> None:
         self.begin, self.end = begin, end
         self._begin, self._end = Markers(begin), Markers(end)
         self._place = "start"  # before the first text; "inside" the block; "after" it (all content)
         self._held = ""
+        self._held_from_prompt = 0  # how much of what is held is the prompt's (never given out)
         self.opened_by_prompt = False
         self.opened_unless: tuple[str, ...] = ()  # openers that, at the very start, keep the block shut (open())
         self._unless: tuple[str, ...] = ()  # the same, until the output's start has said
@@ -461,6 +476,12 @@ class _ThinkReader:
             self._place = "inside"
             self.opened_by_prompt = True
             self.opened_unless = self._unless = unless
+
+    def continue_begin(self, begun: str) -> None:
+        """The prompt ends with ``begun``, the beginning of the block's begin marker (``<|chan``): the output's first
+        text says whether it completes it. The prompt's text is never given out, as reasoning or as content."""
+        if self._place == "start" and not self._held:
+            self._held, self._held_from_prompt = begun, len(begun)
 
     def read(self, piece: str) -> tuple[str, str]:
         if self._place == "after":
@@ -480,9 +501,10 @@ class _ThinkReader:
             if not stripped or (len(stripped) < len(self.begin) and self.begin.startswith(stripped)):
                 self._held = text  # blanks, or the beginning of the begin marker: what follows says
                 return "", ""
+            from_prompt, self._held_from_prompt = self._held_from_prompt, 0
             if not stripped.startswith(self.begin):
                 self._place = "after"  # the output does not open with the block: it has none
-                return "", text
+                return "", text[from_prompt:]
             self._place = "inside"
             text = stripped[len(self.begin) :]
         found, _ = self._end.find(text)
@@ -498,7 +520,8 @@ class _ThinkReader:
         if self._place == "inside":
             return held, ""
         self._place = "after"
-        return "", held
+        from_prompt, self._held_from_prompt = self._held_from_prompt, 0
+        return "", held[from_prompt:]
 
 
 class StreamingJsonHfToolParser(StreamingJsonToolParser):
@@ -511,9 +534,41 @@ class StreamingJsonHfToolParser(StreamingJsonToolParser):
         super().__init__(tokenizer, tools, *args, **kwargs)
         self.format = ToolCallFormat.from_response_template(tokenizer, "hf")  # type: ignore[misc]  # this checkpoint's
 
+    # tool_choice "none": the request reads no calls, so the output is content as written, a call's text too (as
+    # vLLM's hf parser gives it, and vLLM's serving layer gives the text to a tool parser that is not engine-based);
+    # vLLM's DelegatingParser would otherwise strip the calls it reads from every delta, and their text with them.
+
+    def extract_tool_calls(self, model_output: str, request: Any) -> Any:
+        if getattr(request, "tool_choice", None) == "none":
+            return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output or None)
+        return super().extract_tool_calls(model_output, request)
+
+    def extract_tool_calls_streaming(
+        self,
+        previous_text: str,
+        current_text: str,
+        delta_text: str,
+        previous_token_ids: Sequence[int],
+        current_token_ids: Sequence[int],
+        delta_token_ids: Sequence[int],
+        request: Any,
+    ) -> Any:
+        if getattr(request, "tool_choice", None) == "none":
+            self._stream = None  # (nothing held: finish_streaming has nothing to add)
+            return DeltaMessage(content=delta_text) if delta_text else None
+        return super().extract_tool_calls_streaming(
+            previous_text, current_text, delta_text, previous_token_ids, current_token_ids, delta_token_ids, request
+        )
+
 
 class StreamingJsonHfReasoningParser(StreamingJsonThinkReasoningParser):
-    """``streaming_json_hf``: the reasoning block the served checkpoint's ``response_template`` names."""
+    """``streaming_json_hf``: the reasoning block the served checkpoint's ``response_template`` names. A prompt is
+    read as vLLM's ``hf`` parser reads it: the assistant's message it holds, after the template's last
+    ``start_anchor``. Reasoning is over there where the message's last marker closes the block, or where the message
+    holds text and no marker (the prompt began the answer), or where it is empty and the request turned thinking off
+    (``chat_template_kwargs={"enable_thinking": False}``); a message that ends with the beginning of the block's
+    begin marker (``<|chan``) leaves it to the output to complete it. A prompt without the anchor is read by its
+    markers only."""
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         self._template = compile_response_template(tokenizer, "hf")
@@ -522,22 +577,54 @@ class StreamingJsonHfReasoningParser(StreamingJsonThinkReasoningParser):
             raise ValueError("the checkpoint's response_template has no reasoning field")
         self.begin, self.end = format.reasoning  # type: ignore[misc]  # this checkpoint's markers
         self.content_begins = format.content_begin  # type: ignore[misc]
+        chat_template_kwargs = kwargs.get("chat_template_kwargs") or {}
+        self._thinking_off = chat_template_kwargs.get("enable_thinking", True) is False
         super().__init__(tokenizer, *args, **kwargs)
 
+    def _message_in(self, input_ids: Sequence[int]) -> Optional[str]:
+        """The assistant's message the prompt holds (its text after the template's last ``start_anchor``), or None
+        where it has no anchor."""
+        text = self.model_tokenizer.decode(list(input_ids))
+        if self._template.start_anchor.search(text) is None:
+            return None
+        return self._template.prompt_tail(text)
+
+    def _begin_begun(self, message: str) -> str:
+        """The message, blanks aside, where it is the beginning of the begin marker (``<|chan``), else ``""``."""
+        stripped = message.lstrip()
+        return stripped if stripped and len(stripped) < len(self.begin) and self.begin.startswith(stripped) else ""
+
+    def is_reasoning_end(self, input_ids: Sequence[int]) -> bool:
+        message = self._message_in(input_ids)
+        if message is None or self._template.reasoning_at_start:
+            return super().is_reasoning_end(input_ids)
+        marker = self._last_marker_in(message)
+        if marker is not None:
+            return marker == self.end
+        if self._begin_begun(message):
+            return False
+        return bool(message.strip()) or self._thinking_off
+
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
-        """A block that opens at the start of the text (ERNIE's ``(?:^|<think>\\s*)``): the output starts inside it
-        unless the prompt's tail (after the template's ``start_anchor``) closed it, or, where the tail is empty, the
-        output starts with another field's opener (transformers takes the longer match there)."""
-        if not self._template.reasoning_at_start:
-            super().adjust_initial_state_from_prompt(prompt_token_ids)
-        else:
+        """Where the prompt's message opened the block, the output starts inside it; where it began its begin
+        marker, the output's first text says. A block that opens at the start of the text (ERNIE's
+        ``(?:^|<think>\\s*)``): the output starts inside it unless the prompt's tail closed it, or, where the tail is
+        empty, the output starts with another field's opener (transformers takes the longer match there)."""
+        if self._template.reasoning_at_start:
             prompt = self.model_tokenizer.decode(list(prompt_token_ids))
             if self._template.reasoning_open(prompt):
-                # Where the output is the text's start, another field's opener there keeps the block shut.
                 format = self._format
                 openers = (*format.content_begin, format.call_begin, *format.section_begin)
                 at_start = not self._template.prompt_tail(prompt)
                 self._reader.open(unless=tuple(marker for marker in openers if marker) if at_start else ())
+            return
+        message = self._message_in(prompt_token_ids)
+        if message is None:
+            super().adjust_initial_state_from_prompt(prompt_token_ids)
+        elif self._last_marker_in(message) == self.begin:
+            self._reader.open()
+        elif self._begin_begun(message):
+            self._reader.continue_begin(self._begin_begun(message))
 
 
 HF_PARSER_NAME = PREFIX + "hf"

@@ -202,3 +202,68 @@ def test_the_reasoning_parser_opens_the_block_at_the_start_and_ends_it_at_the_co
     # The block is over where the content's opener follows its begin, as where its end marker does.
     assert opened.is_reasoning_end(ids("Assistant:<think>Plan.\n<response>\nHi"))
     assert not opened.is_reasoning_end(ids("Assistant:<think>Plan."))
+
+
+GEMMA4 = next(template for types, template in serving._RESPONSE_TEMPLATE_FALLBACKS.items() if "gemma4" in types)
+
+
+def test_the_reasoning_parser_reads_the_assistants_message_the_prompt_holds() -> None:
+    """As vLLM's hf parser: the prompt's text after the template's last start_anchor says whether reasoning is over
+    (its last marker; text without one: the prompt began the answer; nothing: over only where thinking is off), and
+    a begin marker the prompt began is completed by the output, the prompt's part never given out."""
+    carrying = copy.copy(tokenizer())
+    carrying.response_template = GEMMA4
+
+    def ids(text: str) -> list[int]:
+        return list(carrying.encode(text, add_special_tokens=False))
+
+    turn = "<|turn>user\nHi<turn|>\n<|turn>model\n"
+    parser = ours.StreamingJsonHfReasoningParser(carrying)
+    assert not parser.is_reasoning_end(ids(turn))  # the output says: it may open the block
+    assert not parser.is_reasoning_end(ids(turn + "<|channel>thought\nPlan."))
+    assert parser.is_reasoning_end(ids(turn + "<|channel>thought\nPlan.<channel|>"))
+    assert parser.is_reasoning_end(ids(turn + "The answer"))  # the prompt began the answer
+    # A previous turn's block is not this message's.
+    assert parser.is_reasoning_end(ids("<|turn>model\n<|channel>thought\nOld" + turn + "Sure"))
+    off = ours.StreamingJsonHfReasoningParser(carrying, chat_template_kwargs={"enable_thinking": False})
+    assert off.is_reasoning_end(ids(turn)) and not off.is_reasoning_end(ids(turn + "<|channel>thought\n"))
+    for output, expected in [
+        ("nel>thought\nreason<channel|>Hi", ("reason", "Hi")),
+        ("nel", (None, "nel")),
+        (" no", (None, " no")),
+    ]:
+        begun = ours.StreamingJsonHfReasoningParser(carrying)
+        prompt = ids(turn + "<|chan")
+        assert not begun.is_reasoning_end(prompt)
+        begun.adjust_initial_state_from_prompt(prompt)
+        reasoning, content = "", ""
+        for piece in [*output, None]:
+            delta = (
+                begun.finish_streaming()
+                if piece is None
+                else begun.extract_reasoning_streaming("", "", piece, [], [], [])
+            )
+            if delta is not None:
+                reasoning += delta.reasoning or ""
+                content += delta.content or ""
+        assert (reasoning or None, content or None) == expected, output
+
+
+def test_tool_choice_none_gives_a_calls_text_back_as_content() -> None:
+    """A request that reads no calls (tool_choice "none"): the output is content as written, a call's text too, as
+    vLLM's hf parser gives it (vLLM's serving layer would otherwise strip the calls ours reads, and their text)."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+
+    text = 'Let me look.<tool_call>\n{"name": "get_weather", "arguments": {"city": "Oslo"}}\n</tool_call>'
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    none = ChatCompletionRequest(messages=[], model="m", tools=tools, tool_choice="none")
+    parser_class = ParserManager.get_parser(tool_parser_name=ours.HF_PARSER_NAME, enable_auto_tools=True)
+    assert parser_class is not None
+    parser = parser_class(checkpoint_tokenizer(), tools)
+    streamed = [parser.parse_delta(char, [], none, finished=at == len(text) - 1) for at, char in enumerate(text)]
+    assert "".join(delta.content or "" for delta in streamed if delta is not None) == text
+    assert not any(delta.tool_calls for delta in streamed if delta is not None)
+    assert parser_class(checkpoint_tokenizer(), tools).parse(text, none, enable_auto_tools=True)[1:] == (text, [])
+    auto = none.model_copy(update={"tool_choice": "auto"})
+    _, content, calls = parser_class(checkpoint_tokenizer(), tools).parse(text, auto, enable_auto_tools=True)
+    assert content == "Let me look." and [call.name for call in calls or []] == ["get_weather"]

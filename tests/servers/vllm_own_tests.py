@@ -678,11 +678,6 @@ _GATE_WITHOUT_DECODING = (
     "vLLM's streaming reasoning gate matches the closer's token ids without decoding (the test fails on any "
     "decode); ours reads the decoded text"
 )
-_PROMPT_WITHOUT_MARKER = (
-    "is_reasoning_end over a prompt that holds no reasoning marker (the turn opener then text, or thinking turned "
-    "off by chat_template_kwargs, or a thinking field that repeats): vLLM reads the prompt with the template; ours "
-    "reads the last begin or end marker of the prompt's ids only, and none is there"
-)
 _WHOLE_CALLS = (
     "asserts that no call is sent before its region closes (vLLM's hf parser sends each call whole): ours streams "
     "the call's name and then its arguments as they come, which is what streaming_json_hf is for"
@@ -692,14 +687,6 @@ _MALFORMED_DROPPED = (
     "prompt that closes malformed, a hyphenated name its \\w+ stops in) and every character of it; transformers' "
     "parse raises there; ours reads the call as written (a name up to the arguments' '{', \\w+ or not) and gives "
     "the text that is no call as content (issue 20 counts dropped text as a loss)"
-)
-_TOOL_CHOICE_NONE_TEXT = (
-    "tool_choice 'none': vLLM's hf parser gives the call's raw text as content; the DelegatingParser vLLM composes "
-    "over ours sends neither the call nor its text"
-)
-_OPENER_ACROSS_PROMPT = (
-    "a reasoning opener cut between the prompt and the output ('<|chan' then 'nel>thought\\n'): ours reads the "
-    "prompt's ids for an open block, not for the start of a marker, and gives the output as content"
 )
 _HF_REFUSED = "a template streaming_json_hf refuses (TEMPLATE_REFUSED names the feature, which the run asserts)"
 
@@ -721,6 +708,7 @@ HF_NOT_APPLICABLE = {
         "test_response_template_takes_name_from_region_content",
         "test_response_template_applies_literal_transformed_name",
         "test_delimited_template_keeps_plain_content_and_tolerates_required_fields",
+        "test_reasoning_gate_honors_disabled_and_repeated_thinking",
     ),
 }
 HF_VLLM_CHOICES = {
@@ -740,16 +728,7 @@ HF_VLLM_CHOICES = {
     **_each(_RT, _TEXT_AFTER_CALLS_DROPPED, "test_gemma4_response_template_preserves_content_after_tool_call"),
     **_each(_RT, _NAMESPACE_TOOLS, "test_responses_namespace_tools_use_vllm_flattened_names"),
 }
-HF_STREAM_NEEDS = {
-    **_each(
-        _RT,
-        _PROMPT_WITHOUT_MARKER,
-        "test_reasoning_gate_waits_for_content_region",
-        "test_reasoning_gate_honors_disabled_and_repeated_thinking",
-    ),
-    **_each(_RT, _TOOL_CHOICE_NONE_TEXT, "test_tool_choice_none_preserves_raw_call_as_content"),
-    **_each(_RT, _OPENER_ACROSS_PROMPT, "test_streaming_prefill_is_state_only[completed_partial_delimiter]"),
-}
+HF_STREAM_NEEDS: dict[str, str] = {}
 # The templates of vLLM's tests that streaming_json_hf refuses: the test, and the field and feature the refusal names
 # (the test fails with ours on that ValueError).
 TEMPLATE_REFUSED = {
@@ -761,6 +740,10 @@ TEMPLATE_REFUSED = {
     ),
     f"{_RT}::test_delimited_template_keeps_plain_content_and_tolerates_required_fields": (
         "tool_calls: 'optional': false"
+    ),
+    # (its first half, thinking turned off by chat_template_kwargs, passes: the second's template is refused)
+    f"{_RT}::test_reasoning_gate_honors_disabled_and_repeated_thinking": (
+        "thinking: a text field that repeats without 'join' (a list of its regions)"
     ),
 }
 # Where our drop-in ResponseParser, reading an output vLLM's hf parser read with its copy of transformers'
