@@ -522,6 +522,7 @@ def build_workload(key: str, scale: float) -> workloads.Workload:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--repeats", type=int, help="rounds of each SDK helper per call (default 3, quick 1)")
     parser.add_argument("--fast-repeats", type=int, help="rounds of ours and the parsers per call (default 9, quick 3)")
+    parser.add_argument("--calls", help=f"the calls to run, comma-separated (default all: {','.join(TITLES)})")
     parser.add_argument("--cap", type=float, default=30.0, help="seconds of a helper's runs before it is not repeated")
     parser.add_argument(
         "--events",
@@ -550,7 +551,7 @@ def run(session: harness.Session) -> int:
     contenders = make_contenders(repeats, fast_repeats)
     harness.warm_up(contenders, [Round(streams(workloads.write_file(1, 0.05)), build)])  # imports, first calls, caches
     done = []
-    for key in TITLES:
+    for key in args.calls.split(",") if args.calls else TITLES:
         stream = streams(build_workload(key, scale))
         session.progress(f"running {TITLES[key]} ({len(stream.pieces):,} pieces) ...")
         done.append((key, stream, measure(contenders, stream, repeats, fast_repeats, args.cap, build, prebuilt)))
