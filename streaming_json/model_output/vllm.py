@@ -414,7 +414,7 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
     def extract_reasoning(self, model_output: str, request: Any) -> tuple[Optional[str], Optional[str]]:
         reader = _ThinkReader(self.begin, self.end)
         if self._reader.opened_by_prompt:
-            reader.open()
+            reader.open(self._reader.opened_unless)
         reasoning, content = reader.read(model_output)
         more_reasoning, more_content = reader.finish()
         return (reasoning + more_reasoning) or None, (content + more_content) or None
@@ -443,7 +443,18 @@ class StreamingJsonThinkReasoningParser(ReasoningParser):  # type: ignore[misc]
 class _ThinkReader:
     """The reasoning block at the start of an output, read in pieces: ``read(piece)`` gives (reasoning, content)."""
 
-    __slots__ = ("begin", "end", "_begin", "_end", "_place", "_held", "_held_from_prompt", "opened_by_prompt")
+    __slots__ = (
+        "begin",
+        "end",
+        "_begin",
+        "_end",
+        "_place",
+        "_held",
+        "_held_from_prompt",
+        "opened_by_prompt",
+        "opened_unless",
+        "_unless",
+    )
 
     def __init__(self, begin: str, end: str) -> None:
         self.begin, self.end = begin, end
@@ -452,15 +463,19 @@ class _ThinkReader:
         self._held = ""
         self._held_from_prompt = 0  # how much of what is held is the prompt's (never given out)
         self.opened_by_prompt = False
+        self.opened_unless: tuple[str, ...] = ()  # openers that, at the very start, keep the block shut (open())
+        self._unless: tuple[str, ...] = ()  # the same, until the output's start has said
 
     @property
     def ended(self) -> bool:
         return self._place == "after"
 
-    def open(self) -> None:
+    def open(self, unless: tuple[str, ...] = ()) -> None:
+        """The output starts inside the block; with ``unless``, not where it starts with one of those markers."""
         if self._place == "start" and not self._held:
             self._place = "inside"
             self.opened_by_prompt = True
+            self.opened_unless = self._unless = unless
 
     def continue_begin(self, begun: str) -> None:
         """The prompt ends with ``begun``, the beginning of the block's begin marker (``<|chan``): the output's first
@@ -473,6 +488,14 @@ class _ThinkReader:
             return "", piece
         text = self._held + piece
         self._held = ""
+        if self._unless:
+            if any(len(text) < len(marker) and marker.startswith(text) for marker in self._unless):
+                self._held = text  # the beginning of such a marker: what follows says
+                return "", ""
+            unless, self._unless = self._unless, ()
+            if any(text.startswith(marker) for marker in unless):
+                self._place = "after"  # another field's opener at the very start: the block never opened
+                return "", text
         if self._place == "start":
             stripped = text.lstrip()
             if not stripped or (len(stripped) < len(self.begin) and self.begin.startswith(stripped)):
@@ -549,7 +572,7 @@ class StreamingJsonHfReasoningParser(StreamingJsonThinkReasoningParser):
 
     def __init__(self, tokenizer: Any, *args: Any, **kwargs: Any) -> None:
         self._template = compile_response_template(tokenizer, "hf")
-        format = ToolCallFormat.from_response_template(self._template)
+        format = self._format = ToolCallFormat.from_response_template(self._template)
         if format.reasoning is None:
             raise ValueError("the checkpoint's response_template has no reasoning field")
         self.begin, self.end = format.reasoning  # type: ignore[misc]  # this checkpoint's markers
@@ -585,10 +608,15 @@ class StreamingJsonHfReasoningParser(StreamingJsonThinkReasoningParser):
     def adjust_initial_state_from_prompt(self, prompt_token_ids: Sequence[int]) -> None:
         """Where the prompt's message opened the block, the output starts inside it; where it began its begin
         marker, the output's first text says. A block that opens at the start of the text (ERNIE's
-        ``(?:^|<think>\\s*)``): the output starts inside it unless the prompt's tail closed it."""
+        ``(?:^|<think>\\s*)``): the output starts inside it unless the prompt's tail closed it, or, where the tail is
+        empty, the output starts with another field's opener (transformers takes the longer match there)."""
         if self._template.reasoning_at_start:
-            if self._template.reasoning_open(self.model_tokenizer.decode(list(prompt_token_ids))):
-                self._reader.open()
+            prompt = self.model_tokenizer.decode(list(prompt_token_ids))
+            if self._template.reasoning_open(prompt):
+                format = self._format
+                openers = (*format.content_begin, format.call_begin, *format.section_begin)
+                at_start = not self._template.prompt_tail(prompt)
+                self._reader.open(unless=tuple(marker for marker in openers if marker) if at_start else ())
             return
         message = self._message_in(prompt_token_ids)
         if message is None:

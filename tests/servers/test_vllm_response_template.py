@@ -190,6 +190,15 @@ def test_the_reasoning_parser_opens_the_block_at_the_start_and_ends_it_at_the_co
     closed = ours.StreamingJsonHfReasoningParser(carrying)
     closed.adjust_initial_state_from_prompt(ids("User: Hi\nAssistant: Done.</think>\n"))
     assert closed.extract_reasoning("<response>\nHi\n</response>", None) == (None, "<response>\nHi\n</response>")
+    # Another field's opener at the output's very start: the block never opened (transformers takes the longer match).
+    for text in ("<response>\nHello!\n</response>", '<tool_call>\n{"name": "f", "arguments": {}}\n</tool_call>'):
+        answer = ours.StreamingJsonHfReasoningParser(carrying)
+        answer.adjust_initial_state_from_prompt(ids("User: Hi\nAssistant:"))
+        assert answer.extract_reasoning(text, None) == (None, text)
+        pieces = [text[at : at + 3] for at in range(0, len(text), 3)]
+        deltas = [answer.extract_reasoning_streaming("", "", piece, [], [], []) for piece in pieces]
+        assert "".join(delta.content or "" for delta in deltas if delta is not None) == text
+        assert not any(delta.reasoning for delta in deltas if delta is not None)
     # The block is over where the content's opener follows its begin, as where its end marker does.
     assert opened.is_reasoning_end(ids("Assistant:<think>Plan.\n<response>\nHi"))
     assert not opened.is_reasoning_end(ids("Assistant:<think>Plan."))
