@@ -120,6 +120,22 @@ def cut(text: str, rng: random.Random) -> list[str]:
     return pieces
 
 
+def assert_fast_path_agrees_with_transformers(backend: ModuleType, spec: dict[str, Any], text: str, seed: int) -> None:
+    """``text`` cut by ``seed`` (a character a piece where it is even): the relay's fast path gives the general path's
+    events, and the calls' arguments are transformers' ``parse_response``'s."""
+    format = ToolCallFormat.from_response_template(spec)
+    rng = random.Random(seed)
+    pieces = cut(text, rng) if seed % 2 else list(text)
+    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
+    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
+    general_events = [general._feed_general(piece) for piece in pieces] + [general.finish()]
+    assert fast_events == general_events
+    ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
+    expected = chat_parsing.parse_response(text, spec, prefix="")
+    assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]
+
+
 def read_message(
     backend: ModuleType, template: Any, pieces: list[str], prefix: str = "", tools: Any = None
 ) -> tuple[dict[str, Any], list[list[dict[str, Any]]]]:
@@ -327,18 +343,8 @@ def test_stripped_values_stream_alike_on_the_fast_and_general_paths(
     """A value whose blanks the template strips: the relay's fast path holds back its last blanks as the general path
     does, and both give transformers' message."""
     spec = FALLBACKS["qwen3_5"]
-    format = ToolCallFormat.from_response_template(spec)
     text = "Hi.\n" + "\n".join(write_call("qwen3_5", "write", json.dumps(value)) for value in drawn) + "<|im_end|>"
-    rng = random.Random(seed)
-    pieces = cut(text, rng) if seed % 2 else list(text)
-    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
-    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
-    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
-    general_events = [general._feed_general(piece) for piece in pieces] + [general.finish()]
-    assert fast_events == general_events
-    ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
-    expected = chat_parsing.parse_response(text, spec, prefix="")
-    assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]
+    assert_fast_path_agrees_with_transformers(backend, spec, text, seed)
 
 
 # transformers' Qwen3 template (its response-parsing tests' fixture): two markers open a call, </tool_call> alone
@@ -629,17 +635,7 @@ def test_json_or_text_and_line_values_stream_alike_on_the_fast_and_general_paths
         lines = [value.replace("\n", " ") for value in values]
         body = "".join(f"p{at}: {line}\n" for at, line in enumerate(lines))
         text = f"Hi.\n<tool_call>\n<function=f>\n{body}</tool_call>"
-    format = ToolCallFormat.from_response_template(spec)
-    rng = random.Random(seed)
-    pieces = cut(text, rng) if seed % 2 else list(text)
-    fast = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
-    general = ModelOutputStream(format, parser_class=backend.StreamingJsonParser, new_call_id=str)
-    fast_events = [list(fast.feed(piece)) for piece in pieces] + [fast.finish()]
-    general_events = [general._feed_general(piece) for piece in pieces] + [general.finish()]
-    assert fast_events == general_events
-    ends = [event for events in fast_events for event in events if isinstance(event, ToolCallEnd)]
-    expected = chat_parsing.parse_response(text, spec, prefix="")
-    assert [end.arguments for end in ends] == [call["function"]["arguments"] for call in expected["tool_calls"]]
+    assert_fast_path_agrees_with_transformers(backend, spec, text, seed)
 
 
 # ERNIE 4.5's template as transformers' tests write it: the reasoning opens at the start of the text (or after
